@@ -1,0 +1,25 @@
+"""The error hierarchy: every failure a user can cause is a MicrofuseError."""
+
+
+class MicrofuseError(Exception):
+    """Base of all errors the CLI reports as one line with exit status 2."""
+
+
+class ModelError(MicrofuseError):
+    """The file is not a valid TFLite model (missing, truncated, corrupt)."""
+
+
+class UnsupportedError(MicrofuseError):
+    """The model is valid but uses an op, type or shape microfuse cannot compile."""
+
+
+class PlanError(MicrofuseError):
+    """The memory plan is impossible (arena limit) or failed its proof."""
+
+
+class BoardError(MicrofuseError):
+    """A board definition is missing or malformed."""
+
+
+class TargetError(MicrofuseError):
+    """Building or running on a target failed (toolchain, QEMU, serial link)."""

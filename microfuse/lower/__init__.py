@@ -1,0 +1,78 @@
+"""Lowering: each supported op (or fused chain) becomes one Call of a runtime_c kernel."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from ..errors import UnsupportedError
+from ..ir import DType, Op, Tensor
+
+
+@dataclass(eq=False)
+class ConstArray:
+    """A compile-time array emitted as `static const` data in flash (weights, LUTs...)."""
+
+    name: str  # C identifier suffix, unique within its call: "weights", "mult", "lut"
+    data: np.ndarray  # its dtype gives the C element type
+
+
+@dataclass(eq=False)
+class Call:
+    """One kernel invocation: `kernel(&params, inputs..., outputs..., [scratch])`.
+
+    Inputs and outputs are arena tensors, passed as typed pointers in this order.
+    `params` fills the kernel's `params_type` struct: ints, floats, ConstArray (a pointer to
+    flash data) or str (a raw C expression). A scratch size > 0 adds a `void *` arena
+    scratch argument after the outputs.
+    """
+
+    kernel: str
+    params_type: str
+    params: dict[str, object]
+    inputs: list[Tensor]
+    outputs: list[Tensor]
+    sources: list[Op]
+    files: tuple[str, ...]  # runtime_c/src/*.c this kernel needs (mf_common is always added)
+    scratch: int = 0
+    macs: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        return "+".join(op.kind.lower() for op in self.sources)
+
+
+Lowering = Callable[[Op], Call]
+LOWERINGS: dict[tuple[str, DType], Lowering] = {}
+
+
+def lowering(kind: str, *dtypes: DType):
+    """Decorator: register a lowering for op `kind` when its first input has one of `dtypes`."""
+    def register(fn: Lowering) -> Lowering:
+        for dt in dtypes:
+            LOWERINGS[(kind, dt)] = fn
+        return fn
+    return register
+
+
+def lower(op: Op) -> Call:
+    first = next(t for t in op.inputs if t is not None)
+    fn = LOWERINGS.get((op.kind, first.dtype))
+    if fn is None:
+        raise UnsupportedError(f"{op.where} '{op.name}': no {first.dtype} kernel for {op.kind}")
+    return fn(op)
+
+
+def _load_families() -> None:
+    """Import every lowering module in this package so that they register themselves."""
+    import importlib
+    import pkgutil
+
+    for mod in pkgutil.iter_modules(__path__):
+        importlib.import_module(f"{__name__}.{mod.name}")
+
+
+_load_families()

@@ -1,0 +1,115 @@
+"""The op registry: per TFLite builtin, its attrs, shape rule, constraints and MAC count."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Callable
+
+from ..errors import ModelError, UnsupportedError
+from ..ir import DType, Graph, Op
+
+Shape = tuple[int, ...]
+Inferred = list[tuple[Shape, DType | None]]  # per output: shape, dtype (None: keep the tensor's)
+
+
+@dataclass(frozen=True)
+class OpDef:
+    """Everything microfuse knows about one TFLite builtin op, independent of kernels."""
+
+    kind: str
+    attrs: type | None  # dataclass built from the options table (see attrs.py)
+    infer: Callable[[Op], Inferred]
+    constraints: tuple[Callable[[Op], str | None], ...] = ()  # each returns a failure text or None
+    macs: Callable[[Op], int] = lambda op: 0
+    dtypes: frozenset[DType] = frozenset({DType.INT8, DType.FLOAT32})  # of the first input
+    alias: bool = False  # output shares the input's buffer (RESHAPE family): no kernel, no copy
+
+
+REGISTRY: dict[str, OpDef] = {}
+
+
+def register(*defs: OpDef) -> None:
+    for d in defs:
+        REGISTRY[d.kind] = d
+
+
+@dataclass(frozen=True)
+class RawAttrs:
+    """Options of an op microfuse does not support: kept only to name them in errors."""
+
+    options: dict = field(default_factory=dict)
+
+
+def build_attrs(kind: str, raw: dict):
+    """Typed attrs for `kind` from the options table's raw field dict (names as in schema.fbs)."""
+    d = REGISTRY.get(kind)
+    if d is None or d.attrs is None:
+        return RawAttrs(dict(raw)) if d is None else None
+    return d.attrs.from_options(raw)
+
+
+def attrs_to_options(op: Op) -> dict:
+    """The raw options dict for the writer: inverse of build_attrs."""
+    if op.attrs is None:
+        return {}
+    if isinstance(op.attrs, RawAttrs):
+        return dict(op.attrs.options)
+    return op.attrs.to_options()
+
+
+def infer(op: Op) -> Inferred:
+    """Output shapes and dtypes by the op's own rule (unknown ops: as the file says)."""
+    d = REGISTRY.get(op.kind)
+    if d is None:
+        return [(t.shape, None) for t in op.outputs]
+    try:
+        return d.infer(op)
+    except (IndexError, AttributeError, TypeError, ValueError, ZeroDivisionError) as e:
+        raise ModelError(f"{op.where}: malformed operands ({type(e).__name__}: {e})") from None
+
+
+def macs(op: Op) -> int:
+    d = REGISTRY.get(op.kind)
+    return d.macs(op) if d else 0
+
+
+def problems(op: Op) -> list[str]:
+    """Every reason this op cannot be compiled, as user-facing text (empty: supported)."""
+    d = REGISTRY.get(op.kind)
+    if d is None:
+        return [f"{op.kind} is not supported (see `microfuse ops` for the supported ops)"]
+    first = next((t for t in op.inputs if t is not None), None)
+    if first is not None and first.dtype not in d.dtypes:
+        allowed = ", ".join(sorted(str(t) for t in d.dtypes))
+        return [f"input type {first.dtype} is not supported (supported: {allowed})"]
+    found = []
+    for check in d.constraints:
+        try:
+            msg = check(op)
+        except (IndexError, AttributeError, TypeError, ValueError) as e:
+            msg = f"malformed operands ({type(e).__name__}: {e})"
+        if msg:
+            found.append(msg)
+    return found
+
+
+def check_supported(graph: Graph) -> None:
+    """Raise one UnsupportedError listing every op that cannot be compiled."""
+    lines = []
+    for op in graph.ops:
+        for msg in problems(op):
+            lines.append(f"op {op.index} {op.kind}" + (f" '{op.name}'" if op.name else "") + f": {msg}")
+    if lines:
+        more = f" (and {len(lines) - 1} more: " + "; ".join(lines[1:]) + ")" if len(lines) > 1 else ""
+        raise UnsupportedError(lines[0] + more)
+
+
+def supported_ops() -> list[str]:
+    return sorted(REGISTRY)
+
+
+def attr_fields(attrs) -> list[str]:
+    return [f.name for f in fields(attrs)] if attrs is not None and not isinstance(attrs, RawAttrs) else []
+
+
+from . import conv, elementwise, fc, pool, shape  # noqa: E402,F401  (registers the families)

@@ -1,0 +1,81 @@
+"""CONV_2D and DEPTHWISE_CONV_2D: NHWC input, OHWI / 1HWO filters, optional bias."""
+
+from __future__ import annotations
+
+from ..ir import DType, Op
+from . import OpDef, register
+from .attrs import ConvAttrs, DepthwiseAttrs
+from .common import activation_supported, const_input, conv_out, quantized_if_int8, rank
+
+
+def _out_hw(op: Op, kh: int, kw: int) -> tuple[int, int]:
+    _, h, w, _ = op.inputs[0].shape
+    a = op.attrs
+    return (conv_out(h, kh, a.stride_h, a.dilation_h, a.padding),
+            conv_out(w, kw, a.stride_w, a.dilation_w, a.padding))
+
+
+def _infer_conv(op: Op):
+    oc, kh, kw, _ = op.inputs[1].shape
+    oh, ow = _out_hw(op, kh, kw)
+    return [((op.inputs[0].shape[0], oh, ow, oc), op.inputs[0].dtype)]
+
+
+def _infer_dw(op: Op):
+    _, kh, kw, oc = op.inputs[1].shape
+    oh, ow = _out_hw(op, kh, kw)
+    return [((op.inputs[0].shape[0], oh, ow, oc), op.inputs[0].dtype)]
+
+
+def _macs_conv(op: Op) -> int:
+    oc, kh, kw, ic = op.inputs[1].shape
+    n, oh, ow, _ = op.outputs[0].shape
+    return n * oh * ow * oc * kh * kw * ic
+
+
+def _macs_dw(op: Op) -> int:
+    _, kh, kw, oc = op.inputs[1].shape
+    n, oh, ow, _ = op.outputs[0].shape
+    return n * oh * ow * oc * kh * kw
+
+
+def _geometry(op: Op) -> str | None:
+    a = op.attrs
+    if min(a.stride_h, a.stride_w, a.dilation_h, a.dilation_w) < 1:
+        return "strides and dilations must be >= 1"
+    if any(d <= 0 for d in op.outputs[0].shape):
+        return f"output shape {list(op.outputs[0].shape)} is empty"
+    return None
+
+
+def _conv_channels(op: Op) -> str | None:
+    ic, fic = op.inputs[0].shape[3], op.inputs[1].shape[3]
+    if ic != fic:
+        return f"grouped convolution (input channels {ic}, filter channels {fic}) is not supported"
+    return None
+
+
+def _dw_channels(op: Op) -> str | None:
+    ic, oc = op.inputs[0].shape[3], op.inputs[1].shape[3]
+    if oc != ic * op.attrs.depth_multiplier and not (op.attrs.depth_multiplier in (0, 1) and oc % ic == 0):
+        return f"output channels {oc} != input channels {ic} x depth multiplier {op.attrs.depth_multiplier}"
+    return None
+
+
+def _bias(op: Op) -> str | None:
+    bias = op.inputs[2] if len(op.inputs) > 2 else None
+    if bias is None:
+        return None
+    want = DType.INT32 if op.inputs[0].dtype == DType.INT8 else DType.FLOAT32
+    if not bias.is_const or bias.dtype != want:
+        return f"bias must be a constant {want} tensor"
+    return None
+
+
+_COMMON = (rank(4, 0), rank(4, 1), const_input(1, "filter"), _bias, _geometry,
+           quantized_if_int8, activation_supported)
+
+register(
+    OpDef("CONV_2D", ConvAttrs, _infer_conv, (*_COMMON, _conv_channels), _macs_conv),
+    OpDef("DEPTHWISE_CONV_2D", DepthwiseAttrs, _infer_dw, (*_COMMON, _dw_channels), _macs_dw),
+)

@@ -1,0 +1,86 @@
+"""Element-wise ops: ADD/SUB/MUL with broadcasting, unary activations, (de)quantize, softmax."""
+
+from __future__ import annotations
+
+from ..ir import DType, Op
+from . import OpDef, register
+from .attrs import ActivationAttrs, LeakyReluAttrs, NoAttrs, SoftmaxAttrs
+from .common import activation_supported, quantized_if_int8
+
+MAX_RANK = 5
+
+
+def broadcast_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    """numpy/TFLite broadcasting of two static shapes; ValueError if incompatible."""
+    n = max(len(a), len(b))
+    a, b = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
+    out = []
+    for x, y in zip(a, b):
+        if x != y and 1 not in (x, y):
+            raise ValueError(f"shapes {list(a)} and {list(b)} do not broadcast")
+        out.append(max(x, y))
+    return tuple(out)
+
+
+def _infer_binary(op: Op):
+    return [(broadcast_shape(op.inputs[0].shape, op.inputs[1].shape), op.inputs[0].dtype)]
+
+
+def _broadcastable(op: Op) -> str | None:
+    if len(op.inputs) != 2:
+        return f"expects 2 inputs, got {len(op.inputs)}"
+    try:
+        shape = broadcast_shape(op.inputs[0].shape, op.inputs[1].shape)
+    except ValueError as e:
+        return str(e)
+    if len(shape) > MAX_RANK:
+        return f"rank {len(shape)} is above the supported {MAX_RANK}"
+    if op.inputs[0].dtype != op.inputs[1].dtype:
+        return f"operand types differ ({op.inputs[0].dtype} and {op.inputs[1].dtype})"
+    return None
+
+
+def _infer_same(op: Op):
+    return [(op.inputs[0].shape, op.inputs[0].dtype)]
+
+
+def _infer_quantize(op: Op):
+    return [(op.inputs[0].shape, None)]
+
+
+def _quantize_types(op: Op) -> str | None:
+    src, dst = op.inputs[0].dtype, op.outputs[0].dtype
+    if (src, dst) not in {(DType.FLOAT32, DType.INT8), (DType.INT8, DType.INT8),
+                          (DType.UINT8, DType.INT8), (DType.INT8, DType.UINT8)}:
+        return f"QUANTIZE from {src} to {dst} is not supported"
+    return None
+
+
+def _dequantize_types(op: Op) -> str | None:
+    if op.outputs[0].dtype != DType.FLOAT32:
+        return f"DEQUANTIZE to {op.outputs[0].dtype} is not supported"
+    return None
+
+
+def _softmax_shape(op: Op) -> str | None:
+    if not op.inputs[0].shape:
+        return "softmax of a scalar"
+    return None
+
+
+_INT8_F32 = frozenset({DType.INT8, DType.FLOAT32})
+_BINARY = (_broadcastable, quantized_if_int8, activation_supported)
+_UNARY = (quantized_if_int8,)
+
+register(
+    OpDef("ADD", ActivationAttrs, _infer_binary, _BINARY),
+    OpDef("SUB", ActivationAttrs, _infer_binary, _BINARY),
+    OpDef("MUL", ActivationAttrs, _infer_binary, _BINARY),
+    *(OpDef(kind, None, _infer_same, _UNARY) for kind in ("RELU", "RELU6", "LOGISTIC", "TANH", "HARD_SWISH")),
+    OpDef("LEAKY_RELU", LeakyReluAttrs, _infer_same, _UNARY),
+    OpDef("SOFTMAX", SoftmaxAttrs, _infer_same, (*_UNARY, _softmax_shape)),
+    OpDef("QUANTIZE", NoAttrs, _infer_quantize, (_quantize_types, quantized_if_int8),
+          dtypes=frozenset({DType.FLOAT32, DType.INT8, DType.UINT8})),
+    OpDef("DEQUANTIZE", NoAttrs, _infer_quantize, (_dequantize_types, quantized_if_int8),
+          dtypes=frozenset({DType.INT8, DType.UINT8})),
+)

@@ -1,0 +1,38 @@
+"""AVERAGE_POOL_2D and MAX_POOL_2D over NHWC."""
+
+from __future__ import annotations
+
+from ..ir import Op
+from . import OpDef, register
+from .attrs import PoolAttrs
+from .common import activation_supported, conv_out, quantized_if_int8, rank
+
+
+def _infer(op: Op):
+    n, h, w, c = op.inputs[0].shape
+    a = op.attrs
+    return [((n, conv_out(h, a.filter_h, a.stride_h, 1, a.padding),
+              conv_out(w, a.filter_w, a.stride_w, 1, a.padding), c), op.inputs[0].dtype)]
+
+
+def _window(op: Op) -> str | None:
+    a = op.attrs
+    if min(a.filter_h, a.filter_w, a.stride_h, a.stride_w) < 1:
+        return "filter size and strides must be >= 1"
+    if any(d <= 0 for d in op.outputs[0].shape):
+        return f"output shape {list(op.outputs[0].shape)} is empty"
+    return None
+
+
+def _same_quant(op: Op) -> str | None:
+    i, o = op.inputs[0], op.outputs[0]
+    if i.quant and o.quant and (i.quant.scale != o.quant.scale or i.quant.zero_point != o.quant.zero_point):
+        return "input and output quantization must match (TFLite requires it for pooling)"
+    return None
+
+
+_CHECKS = (rank(4), _window, quantized_if_int8, activation_supported, _same_quant)
+register(
+    OpDef("AVERAGE_POOL_2D", PoolAttrs, _infer, _CHECKS),
+    OpDef("MAX_POOL_2D", PoolAttrs, _infer, _CHECKS),
+)

@@ -1,0 +1,62 @@
+"""Quantization arithmetic done at compile time, bit-exact with TFLite's own helpers."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .ir import DType, Tensor
+
+INT_RANGE = {DType.INT8: (-128, 127), DType.UINT8: (0, 255), DType.INT16: (-32768, 32767),
+             DType.INT32: (-2**31, 2**31 - 1)}
+
+
+def quantize_multiplier(real: float) -> tuple[int, int]:
+    """(Q31 multiplier, shift) with real = multiplier * 2^(shift - 31), as TFLite's QuantizeMultiplier."""
+    if real == 0.0:
+        return 0, 0
+    mantissa, shift = math.frexp(real)  # real = mantissa * 2^shift, 0.5 <= |mantissa| < 1
+    q = int(_tf_round(mantissa * (1 << 31)))
+    if q == 1 << 31:
+        q //= 2
+        shift += 1
+    if shift < -31:  # TFLite flushes such tiny multipliers to zero
+        return 0, 0
+    if shift > 30:  # TFLite clamps (only for absurd scales)
+        shift, q = 30, (1 << 31) - 1
+    return q, shift
+
+
+def quantize_multipliers(reals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-channel multipliers and shifts as int32 arrays."""
+    pairs = [quantize_multiplier(float(r)) for r in np.asarray(reals, dtype=np.float64).reshape(-1)]
+    return (np.array([p[0] for p in pairs], dtype=np.int32), np.array([p[1] for p in pairs], dtype=np.int32))
+
+
+def activation_range(activation: str, t: Tensor) -> tuple[int, int]:
+    """The clamp [min, max] of a fused activation in the output's quantized domain
+    (TFLite's CalculateActivationRangeQuantized)."""
+    lo, hi = INT_RANGE[t.dtype]
+    scale, zp = t.quant.scale[0], t.quant.zero_point[0]
+
+    def q(x: float) -> int:
+        return zp + int(_tf_round(x / scale))
+
+    if activation == "RELU":
+        return max(lo, q(0.0)), hi
+    if activation == "RELU6":
+        return max(lo, q(0.0)), min(hi, q(6.0))
+    if activation == "RELU_N1_TO_1":
+        return max(lo, q(-1.0)), min(hi, q(1.0))
+    return lo, hi
+
+
+def activation_range_float(activation: str) -> tuple[float, float]:
+    return {"RELU": (0.0, math.inf), "RELU6": (0.0, 6.0), "RELU_N1_TO_1": (-1.0, 1.0)}.get(
+        activation, (-math.inf, math.inf))
+
+
+def _tf_round(x: float) -> float:
+    """std::round: halves away from zero (Python's round() is banker's rounding)."""
+    return math.copysign(math.floor(abs(x) + 0.5), x)
