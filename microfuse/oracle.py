@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import struct
 import subprocess
 import sys
 import tempfile
@@ -12,10 +11,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
-from flatbuffers.table import Table
 
 from .errors import ModelError, TargetError
 from .tflite import schema as S
+from .tflite.flatbuf import FlatBuffer
 
 ARENA = 8 << 20  # generous default: TFLM's own default (10x file size) is too small for some models
 _MISSING = "the TFLM oracle needs the test extra: pip install 'microfuse[test]'"
@@ -62,21 +61,26 @@ def arena_usage(model: Model, arena_size: int = ARENA) -> dict[str, int]:
 def min_arena(model: Model, limit: int = ARENA) -> int:
     """The smallest arena (bytes) with which TFLM sets the model up; each try in its own process."""
     data = _model_bytes(model)
-    if not _fits(data, limit):
+    if not fits(data, limit):
         raise TargetError(f"TFLM cannot set the model up even with a {limit}-byte arena")
     hi = min(limit, arena_usage(data, limit)["total"])
     step = 16
-    while not _fits(data, hi):  # set-up needs temporary room beyond what stays allocated
+    while not fits(data, hi):  # set-up needs temporary room beyond what stays allocated
         hi = min(limit, hi + step)
         step *= 2
     lo = max(hi - step, 0)
-    while lo > 0 and _fits(data, lo):
-        lo = max(lo - step, 0)
+    while lo > 0 and fits(data, lo):  # the report's total can exceed the minimum (alignment slack)
+        hi, lo = lo, max(lo - step, 0)
         step *= 2
     while hi - lo > 1:  # invariant: lo fails (0 always does), hi fits
         mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if _fits(data, mid) else (mid, hi)
+        lo, hi = (lo, mid) if fits(data, mid) else (mid, hi)
     return hi
+
+
+def fits(model: Model, arena_size: int) -> bool:
+    """Whether TFLM sets the model up with an arena of `arena_size` bytes (a crash counts as no)."""
+    return _probe(_model_bytes(model), arena_size, "fit")[0] == 0
 
 
 # -- TFLM access ---------------------------------------------------------------------------
@@ -159,27 +163,14 @@ def _captured_stderr():
 
 
 def _io_counts(data: bytes) -> tuple[int, int, int]:
-    """(inputs, outputs, tensors) of subgraph 0, read straight from the flatbuffer."""
-    try:
-        if len(data) < 8 or data[4:8] != S.FILE_IDENTIFIER:
-            raise ValueError("no TFL3 identifier")
-        model = Table(data, int.from_bytes(data[0:4], "little"))
-        sub = _vector_table(model, S.MODEL["subgraphs"], 0)
-        return tuple(_vector_len(sub, S.SUBGRAPH[k]) for k in ("inputs", "outputs", "tensors"))
-    except (ValueError, IndexError, struct.error) as e:
-        raise ModelError(f"not a valid .tflite model: {e}") from e
-
-
-def _vector_len(t: Table, slot: int) -> int:
-    o = t.Offset(4 + 2 * slot)
-    return t.VectorLen(o) if o else 0
-
-
-def _vector_table(t: Table, slot: int, i: int) -> Table:
-    o = t.Offset(4 + 2 * slot)
-    if not o or i >= t.VectorLen(o):
-        raise ValueError("the model has no subgraph")
-    return Table(t.Bytes, t.Indirect(t.Vector(o) + 4 * i))
+    """(inputs, outputs, tensors) of subgraph 0, read straight from the flatbuffer (bounds-checked)."""
+    if len(data) < 8 or data[4:8] != S.FILE_IDENTIFIER:
+        raise ModelError("not a valid .tflite model (no TFL3 identifier)")
+    subgraphs = FlatBuffer(data).root("model", S.MODEL).tables("subgraphs", "subgraph", S.SUBGRAPH)
+    if len(subgraphs) == 0:
+        raise ModelError("not a valid .tflite model (no subgraph)")
+    sub = subgraphs[0]
+    return sub.length("inputs", 4), sub.length("outputs", 4), sub.length("tensors", 4)
 
 
 # -- subprocess probes (small arenas crash the whole process) ---------------------------
@@ -215,10 +206,6 @@ def _probe(data: bytes, arena_size: int, mode: str) -> tuple[int, str]:
     proc = subprocess.run([sys.executable, "-c", _CHILD, str(arena_size), mode], input=data,
                           capture_output=True, timeout=120)
     return proc.returncode, proc.stderr.decode("utf-8", "replace")
-
-
-def _fits(data: bytes, arena_size: int) -> bool:
-    return _probe(data, arena_size, "fit")[0] == 0
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -41,7 +41,8 @@ def activation_range(activation: str, t: Tensor) -> tuple[int, int]:
     scale, zp = t.quant.scale[0], t.quant.zero_point[0]
 
     def q(x: float) -> int:
-        return zp + int(_tf_round(x / scale))
+        # TFLite divides in float32 (f / scale, both float) before rounding, not in double.
+        return zp + int(_tf_round(float(np.float32(x) / np.float32(scale))))
 
     if activation == "RELU":
         return max(lo, q(0.0)), hi
@@ -60,3 +61,39 @@ def activation_range_float(activation: str) -> tuple[float, float]:
 def _tf_round(x: float) -> float:
     """std::round: halves away from zero (Python's round() is banker's rounding)."""
     return math.copysign(math.floor(abs(x) + 0.5), x)
+
+
+# -- convolution and dense layers (TFLite's PopulateConvolutionQuantizationParams and
+#    GetQuantizedConvolutionMultipler, as TFLite Micro prepares them) --------------------------
+
+def conv_multipliers(in_scale: float, filter_scales, out_scale: float, channels: int
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """Per-output-channel (multiplier, shift) int32 arrays for CONV_2D / DEPTHWISE_CONV_2D:
+    in_scale * filter_scale[c] / out_scale in double; one filter scale is broadcast."""
+    scales = [float(s) for s in filter_scales]
+    if len(scales) == 1:
+        scales = scales * channels
+    return quantize_multipliers(np.array([float(in_scale) * s / float(out_scale) for s in scales]))
+
+
+def dense_multiplier(in_scale: float, filter_scale: float, out_scale: float) -> tuple[int, int]:
+    """(multiplier, shift) of a per-tensor FULLY_CONNECTED: TFLite multiplies the input and
+    filter scales in float32, then divides by the output scale in double."""
+    product = float(np.float32(in_scale) * np.float32(filter_scale))
+    return quantize_multiplier(product / float(out_scale))
+
+
+def fold_input_offset(bias: np.ndarray | None, weights: np.ndarray, in_zero_point: int) -> np.ndarray:
+    """int32 bias[c] - in_zero_point * sum(weights[c]) (weights as [channels, taps]).
+
+    Moves the kernels' per-tap `input + input_offset` into the bias. TFLite accumulates in
+    int32, and integer addition is associative, so this is exact wherever every tap is read
+    (taps outside the image must read in_zero_point). Raises OverflowError if the folded
+    bias leaves int32, which no real model does."""
+    w = np.asarray(weights, dtype=np.int64)
+    folded = -int(in_zero_point) * w.sum(axis=1)
+    if bias is not None:
+        folded = folded + np.asarray(bias, dtype=np.int64).reshape(-1)
+    if folded.size and (folded.min() < -2**31 or folded.max() > 2**31 - 1):
+        raise OverflowError("the bias with the input offset folded in does not fit in int32")
+    return folded.astype(np.int32)

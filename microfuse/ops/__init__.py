@@ -86,7 +86,7 @@ def problems(op: Op) -> list[str]:
     for check in d.constraints:
         try:
             msg = check(op)
-        except (IndexError, AttributeError, TypeError, ValueError) as e:
+        except (IndexError, AttributeError, TypeError, ValueError, ArithmeticError) as e:
             msg = f"malformed operands ({type(e).__name__}: {e})"
         if msg:
             found.append(msg)

@@ -103,8 +103,8 @@ class Table:
                              f"past the end of the file ({self.buf.size} bytes)")
         return start, count
 
-    def length(self, name: str) -> int:
-        return self.vector(name, 1)[1]
+    def length(self, name: str, width: int = 1) -> int:
+        return self.vector(name, width)[1]
 
     def scalars(self, name: str, flags, limit: int | None = None) -> tuple:
         """Vector of scalars as a tuple; `limit` refuses longer vectors before decoding them."""
@@ -140,6 +140,9 @@ class TableVector:
 
     def __len__(self) -> int:
         return self.count
+
+    def __iter__(self):
+        return (self[i] for i in range(self.count))
 
     def __getitem__(self, i: int) -> Table:
         # Callers range-check user indices with their own message; this guards the rest.

@@ -25,7 +25,7 @@ _SCALAR_SLOT = {
 
 def write(graph: Graph) -> bytes:
     """The graph as .tflite bytes (schema version 3, identifier TFL3, one subgraph)."""
-    tensors = _tensor_order(graph)
+    tensors = tensor_order(graph)
     size = sum(t.nbytes for t in tensors if t.is_const) + sum(len(v) for v in graph.metadata.values())
     b = flatbuffers.Builder(size + 4096)
     b.ForceDefaults(True)  # write every field, defaults included: readers need not know them
@@ -33,18 +33,21 @@ def write(graph: Graph) -> bytes:
     return w.model()
 
 
-def _tensor_order(graph: Graph) -> list[Tensor]:
+def tensor_order(graph: Graph) -> list[Tensor]:
     """Tensors in source-index order (kept from the read file), new ones after in first-use order."""
     found = graph.tensors()
     rank = {id(t): (t.index if t.index >= 0 else 1 << 40, n) for n, t in enumerate(found)}
     return sorted(found, key=lambda t: rank[id(t)])
 
 
-def _builtin_code(kind: str) -> int:
+def _opcode(kind: str) -> tuple[int, str | None]:
+    """(builtin code, custom code) for an op kind as the reader names it."""
+    if kind.startswith("CUSTOM:"):
+        return S.BUILTIN_CODE["CUSTOM"], kind[len("CUSTOM:"):]
     if kind in S.BUILTIN_CODE:
-        return S.BUILTIN_CODE[kind]
+        return S.BUILTIN_CODE[kind], None
     if kind.startswith("BUILTIN_") and kind[8:].isdigit():
-        return int(kind[8:])  # an op newer than our enum, named by its code
+        return int(kind[8:]), None  # an op newer than our enum, named by its code
     raise UnsupportedError(f"cannot write op kind '{kind}': not a TFLite builtin")
 
 
@@ -57,7 +60,7 @@ class _Writer:
         self.tensors = tensors
         self.tindex = {id(t): i for i, t in enumerate(tensors)}
         self.buffers: list[bytes] = [b""]  # buffer 0: the empty sentinel
-        self.opcodes: list[int] = []
+        self.opcodes: list[str] = []  # op kinds in first-use order: one operator code each
 
     # -- helpers ------------------------------------------------------------------------
     def vec_i32(self, values) -> int:
@@ -149,9 +152,9 @@ class _Writer:
     def operator(self, op: Op) -> int:
         if op.fused:
             raise UnsupportedError(f"{op.where}: a fused op has no TFLite form; write the graph before fusion")
-        code = _builtin_code(op.kind)
-        if code not in self.opcodes:
-            self.opcodes.append(code)
+        if op.kind not in self.opcodes:
+            _opcode(op.kind)  # fail early on a kind that has no code
+            self.opcodes.append(op.kind)
         inputs = [-1 if t is None else self.tindex[id(t)] for t in op.inputs]
         values = [
             ("inputs", "PrependUOffsetTRelativeSlot", self.vec_i32(inputs)),
@@ -164,7 +167,7 @@ class _Writer:
                 ("builtin_options", "PrependUOffsetTRelativeSlot", offset),
                 ("builtin_options_type", "PrependUint8Slot", S.OPTIONS_TYPE_CODE[table_name]),
             ]
-        values.append(("opcode_index", "PrependUint32Slot", self.opcodes.index(code)))
+        values.append(("opcode_index", "PrependUint32Slot", self.opcodes.index(op.kind)))
         return self.table(S.OPERATOR, values)
 
     def options(self, op: Op) -> tuple[str, int] | None:
@@ -190,8 +193,11 @@ class _Writer:
             getattr(self.b, _SCALAR_SLOT[f.kind])(slot, value, None)
         return table_name, self.b.EndObject()
 
-    def operator_code(self, code: int) -> int:
+    def operator_code(self, kind: str) -> int:
+        code, custom = _opcode(kind)
+        values = [] if custom is None else [("custom_code", "PrependUOffsetTRelativeSlot", self.b.CreateString(custom))]
         return self.table(S.OPERATOR_CODE, [
+            *values,
             ("deprecated_builtin_code", "PrependInt8Slot", min(code, S.PLACEHOLDER_FOR_GREATER_OP_CODES)),
             ("version", "PrependInt32Slot", 1),
             ("builtin_code", "PrependInt32Slot", code),

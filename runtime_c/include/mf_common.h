@@ -6,7 +6,15 @@
 #define MF_COMMON_H
 
 #include <stddef.h>
+#include <float.h>
 #include <stdint.h>
+
+/* Alignment of the arena and of constant data (no-op for compilers we don't know). */
+#if defined(__GNUC__) || defined(__clang__)
+#define MF_ALIGNED(n) __attribute__((aligned(n)))
+#else
+#define MF_ALIGNED(n)
+#endif
 
 #define MF_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MF_MAX(a, b) ((a) > (b) ? (a) : (b))

@@ -3,5 +3,11 @@
 #define MF_KERNELS_H
 
 #include "mf_common.h"
+#include "mf_conv.h"
+#include "mf_fc.h"
+#include "mf_pool.h"
+#include "mf_elementwise.h"
+#include "mf_softmax.h"
+#include "mf_data.h"
 
 #endif /* MF_KERNELS_H */

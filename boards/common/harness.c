@@ -1,0 +1,207 @@
+/* Firmware main loop: receive framed requests on the UART, run the model, answer with outputs and ticks. */
+#include <stdint.h>
+#include "mf_crc32.h"
+#include "mf_glue.h"
+#include "mf_protocol.h"
+#include "mf_target.h"
+
+static uint32_t tx_crc;
+static volatile uint8_t current_cmd;
+
+static void put_byte(uint8_t b)
+{
+    tx_crc = mf_crc32_update(tx_crc, b);
+    mf_uart_putc(b);
+}
+
+static void put_u32(uint32_t v)
+{
+    for (int i = 0; i < 4; i++) {
+        put_byte((uint8_t)(v >> (8 * i)));
+    }
+}
+
+static void put_bytes(const uint8_t *p, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        put_byte(p[i]);
+    }
+}
+
+static void begin_response(uint8_t status, uint8_t cmd, int32_t rc, uint32_t ticks, uint32_t len)
+{
+    tx_crc = MF_CRC32_INIT;
+    put_byte(MF_RSP_MAGIC0);
+    put_byte(MF_RSP_MAGIC1);
+    put_byte(status);
+    put_byte(cmd);
+    put_u32((uint32_t)rc);
+    put_u32(ticks);
+    put_u32(len);
+}
+
+static void end_response(void)
+{
+    uint32_t crc = MF_CRC32_FINAL(tx_crc);
+    for (int i = 0; i < 4; i++) {
+        mf_uart_putc((uint8_t)(crc >> (8 * i)));
+    }
+}
+
+static void respond_status(uint8_t status, uint8_t cmd)
+{
+    begin_response(status, cmd, 0, 0, 0);
+    end_response();
+}
+
+/* ---- receiving ---- */
+
+static uint32_t rx_crc;
+
+static uint8_t get_byte(void)
+{
+    uint8_t b = mf_uart_getc();
+    rx_crc = mf_crc32_update(rx_crc, b);
+    return b;
+}
+
+static uint32_t get_u32(void)
+{
+    uint32_t v = 0;
+    for (int i = 0; i < 4; i++) {
+        v |= (uint32_t)get_byte() << (8 * i);
+    }
+    return v;
+}
+
+/* Skips bytes until the request magic: this is how the firmware resyncs. */
+static void wait_magic(void)
+{
+    uint8_t prev = 0;
+    for (;;) {
+        uint8_t c = mf_uart_getc();
+        if (prev == MF_REQ_MAGIC0 && c == MF_REQ_MAGIC1) {
+            break;
+        }
+        prev = c;
+    }
+    rx_crc = mf_crc32_update(mf_crc32_update(MF_CRC32_INIT, MF_REQ_MAGIC0), MF_REQ_MAGIC1);
+}
+
+/* Reads the trailing CRC and says whether it matches what was received. */
+static int crc_ok(void)
+{
+    uint32_t expect = MF_CRC32_FINAL(rx_crc);
+    uint32_t got = 0;
+    for (int i = 0; i < 4; i++) {
+        got |= (uint32_t)mf_uart_getc() << (8 * i);
+    }
+    return got == expect;
+}
+
+static uint32_t total_bytes(int count, unsigned (*bytes)(int))
+{
+    uint32_t total = 0;
+    for (int i = 0; i < count; i++) {
+        total += bytes(i);
+    }
+    return total;
+}
+
+/* ---- commands ---- */
+
+static void do_hello(void)
+{
+    const char *name = mf_model_name();
+    uint32_t name_len = 0;
+    while (name[name_len]) {
+        name_len++;
+    }
+    int n_in = mf_model_inputs(), n_out = mf_model_outputs();
+    uint32_t len = 16u + 4u * (uint32_t)(n_in + n_out) + name_len;
+    begin_response(MF_STATUS_OK, MF_CMD_HELLO, 0, 0, len);
+    put_u32(MF_PROTOCOL_VERSION);
+    put_u32(mf_model_arena_bytes());
+    put_u32((uint32_t)n_in);
+    put_u32((uint32_t)n_out);
+    for (int i = 0; i < n_in; i++) {
+        put_u32(mf_model_input_bytes(i));
+    }
+    for (int i = 0; i < n_out; i++) {
+        put_u32(mf_model_output_bytes(i));
+    }
+    put_bytes((const uint8_t *)name, name_len);
+    end_response();
+}
+
+static void do_invoke(uint32_t len)
+{
+    int n_in = mf_model_inputs(), n_out = mf_model_outputs();
+    if (len != total_bytes(n_in, mf_model_input_bytes)) {
+        respond_status(MF_STATUS_BAD_LENGTH, MF_CMD_INVOKE);
+        return;
+    }
+    /* Stream straight into the model's input tensors: no staging buffer. */
+    for (int i = 0; i < n_in; i++) {
+        uint8_t *dst = (uint8_t *)mf_model_input(i);
+        for (uint32_t k = 0, n = mf_model_input_bytes(i); k < n; k++) {
+            dst[k] = get_byte();
+        }
+    }
+    if (!crc_ok()) {
+        respond_status(MF_STATUS_BAD_CRC, MF_CMD_INVOKE);
+        return;
+    }
+#ifdef MF_ICOUNT_ALIGN
+    mf_timer_align();
+#endif
+    uint32_t start = mf_timer_ticks();
+    int rc = mf_model_invoke();
+    uint32_t ticks = mf_timer_ticks() - start;
+    begin_response(MF_STATUS_OK, MF_CMD_INVOKE, rc, ticks, total_bytes(n_out, mf_model_output_bytes));
+    for (int i = 0; i < n_out; i++) {
+        put_bytes((const uint8_t *)mf_model_output(i), mf_model_output_bytes(i));
+    }
+    end_response();
+}
+
+static void do_simple(uint8_t cmd, uint32_t len)
+{
+    if (len != 0) {
+        respond_status(MF_STATUS_BAD_LENGTH, cmd);
+    } else if (!crc_ok()) {
+        respond_status(MF_STATUS_BAD_CRC, cmd);
+    } else if (cmd == MF_CMD_HELLO) {
+        do_hello();
+    } else {
+        respond_status(MF_STATUS_OK, cmd);
+        mf_exit(0);
+    }
+}
+
+void mf_on_fault(void)
+{
+    respond_status(MF_STATUS_FAULT, current_cmd);
+    mf_exit(MF_EXIT_HARDFAULT);
+}
+
+int main(void)
+{
+    mf_uart_init();
+    mf_timer_init();
+    for (;;) {
+        wait_magic();
+        uint8_t cmd = get_byte();
+        (void)get_byte(); /* flags: none defined yet */
+        uint32_t len = get_u32();
+        current_cmd = cmd;
+        if (cmd == MF_CMD_INVOKE) {
+            do_invoke(len);
+        } else if (cmd == MF_CMD_HELLO || cmd == MF_CMD_EXIT) {
+            do_simple(cmd, len);
+        } else {
+            respond_status(MF_STATUS_BAD_COMMAND, cmd);
+        }
+        current_cmd = 0;
+    }
+}

@@ -1,0 +1,186 @@
+"""The C emitter: renders a compiled model into NAME.h/NAME.c plus the runtime it needs."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import jinja2
+import numpy as np
+
+from .. import __version__
+from ..ir import DType, Tensor
+from ..lower import Call, ConstArray
+from ..report import build_report
+
+RUNTIME = Path(__file__).resolve().parents[2] / "runtime_c"
+ALWAYS_FILES: tuple[str, ...] = ()
+_ENV = jinja2.Environment(
+    loader=jinja2.PackageLoader("microfuse.emit", "templates"),
+    trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, undefined=jinja2.StrictUndefined,
+)
+C_TYPES = {np.dtype(np.int8): "int8_t", np.dtype(np.uint8): "uint8_t", np.dtype(np.int16): "int16_t",
+           np.dtype(np.int32): "int32_t", np.dtype(np.uint32): "uint32_t", np.dtype(np.int64): "int64_t",
+           np.dtype(np.float32): "float", np.dtype(np.uint16): "uint16_t"}
+
+
+def runtime_dir() -> Path:
+    """runtime_c/ beside the package (source checkout) — the kernels' home."""
+    if not (RUNTIME / "include" / "mf_kernels.h").exists():
+        raise FileNotFoundError(f"runtime_c not found at {RUNTIME}")
+    return RUNTIME
+
+
+def c_float(x: float) -> str:
+    """A float32 literal that reads back to the same bits."""
+    x = float(np.float32(x))
+    if math.isinf(x):
+        return "FLT_MAX" if x > 0 else "-FLT_MAX"
+    text = f"{x:.9g}"
+    if "e" not in text and "." not in text and "n" not in text:
+        text += ".0"
+    return text + "f"
+
+
+def c_value(v: object) -> str:
+    if isinstance(v, bool):
+        return "1" if v else "0"
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    if isinstance(v, (float, np.floating)):
+        return c_float(float(v))
+    if isinstance(v, str):
+        return v
+    raise TypeError(f"cannot emit {type(v).__name__} as a C value")
+
+
+def c_array_body(data: np.ndarray, per_line: int = 16) -> str:
+    flat = np.ascontiguousarray(data).reshape(-1)
+    fmt = c_float if flat.dtype == np.float32 else (lambda v: str(int(v)))
+    items = [fmt(v) for v in flat.tolist()]
+    return "\n".join("    " + ", ".join(items[i:i + per_line]) + "," for i in range(0, len(items), per_line))
+
+
+@dataclass
+class _Array:
+    cname: str
+    ctype: str
+    length: int
+    body: str
+
+
+@dataclass
+class _CallView:
+    prefix: str
+    kernel: str
+    params_type: str
+    fields: list[tuple[str, str]]
+    arrays: list[_Array]
+    args: list[str]
+    trace: str
+    comment: str
+
+
+def _pointer(t: Tensor, offset: int, const: bool) -> str:
+    return f"({'const ' if const else ''}{t.dtype.c} *)(arena + {offset})"
+
+
+def _describe(call: Call, offsets: dict[Tensor, int]) -> str:
+    ops = call.sources
+    first = ops[0]
+    idx = ",".join(str(op.index) for op in ops)
+    ins = " ".join(f"{list(t.shape)}@{offsets[t]}" for t in call.inputs)
+    outs = " ".join(f"{list(t.shape)}@{offsets[t]}" for t in call.outputs)
+    return f"op {idx} {call.label} '{first.name}' {ins} -> {outs}".replace("*/", "* /")
+
+
+def _view(i: int, call: Call, offsets: dict[Tensor, int], scratch_offset: int | None) -> _CallView:
+    prefix = f"call{i}"
+    arrays, fields = [], []
+    for key, value in call.params.items():
+        if isinstance(value, ConstArray):
+            data = np.asarray(value.data)
+            cname = f"{prefix}_{value.name}"
+            arrays.append(_Array(cname, C_TYPES[data.dtype], max(1, data.size), c_array_body(data)))
+            fields.append((key, cname))
+        else:
+            fields.append((key, c_value(value)))
+    args = [_pointer(t, offsets[t], True) for t in call.inputs]
+    args += [_pointer(t, offsets[t], False) for t in call.outputs]
+    if call.scratch:
+        args.append(f"(void *)(arena + {scratch_offset})")
+    out = call.outputs[0]
+    trace = f"arena + {offsets[out]}, {out.nbytes}u"
+    return _CallView(prefix, call.kernel, call.params_type, fields, arrays, args, trace,
+                     _describe(call, offsets))
+
+
+@dataclass
+class _IO:
+    kind: str
+    i: int
+    tensor: Tensor
+    offset: int
+
+    @property
+    def quantized(self) -> bool:
+        return self.tensor.quant is not None and self.tensor.dtype != DType.FLOAT32
+
+    @property
+    def scale(self) -> str:
+        return c_float(self.tensor.quant.scale[0]) if self.quantized else "1.0f"
+
+    @property
+    def zero_point(self) -> int:
+        return int(self.tensor.quant.zero_point[0]) if self.quantized else 0
+
+
+def runtime_files(calls: list[Call]) -> list[str]:
+    """The runtime_c sources the calls need, sorted, each once."""
+    return sorted({*ALWAYS_FILES, *(f for c in calls for f in c.files)})
+
+
+def emit(compiled, out: Path) -> None:
+    """Write NAME.h, NAME.c, the runtime sources, Makefile, CMakeLists.txt and report.json."""
+    plan, name = compiled.plan, compiled.name
+    offsets = plan.offsets
+    scratch = {id(op): off for op, (off, _) in plan.scratch.items()}
+    views = [_view(i, c, offsets, scratch.get(id(c.sources[0])))
+             for i, c in enumerate(compiled.calls)]
+    graph = compiled.graph
+    banner = f"generated by microfuse {__version__} from {Path(compiled.model_path).name or 'a graph'}"
+    context = dict(
+        name=name, N=name.upper(), banner=banner, command=compiled.options.command,
+        align=plan.align, arena_bytes=plan.arena_bytes, calls=views,
+        summary=(f"{len(compiled.source.ops)} source ops -> {len(compiled.calls)} kernel calls, "
+                 f"arena {plan.arena_bytes} bytes (whole-tensor lower bound {plan.lower_bound_bytes})"),
+        inputs=[_IO("INPUT", i, t, offsets[t]) for i, t in enumerate(graph.inputs)],
+        outputs=[_IO("OUTPUT", i, t, offsets[t]) for i, t in enumerate(graph.outputs)],
+        runtime=runtime_files(compiled.calls),
+    )
+    for template, target in (("model.h.j2", f"{name}.h"), ("model.c.j2", f"{name}.c"),
+                             ("Makefile.j2", "Makefile"), ("CMakeLists.txt.j2", "CMakeLists.txt")):
+        (out / target).write_text(_ENV.get_template(template).render(**context))
+    _copy_runtime(context["runtime"], out)
+    report = build_report(compiled, banner)
+    (out / "report.json").write_text(json.dumps(report, indent=1) + "\n")
+
+
+def _copy_runtime(files: list[str], out: Path) -> None:
+    """Headers all go (they are small); sources only as the calls need them. Flat layout, so
+    `cc -I OUT $(find OUT -name '*.c')` builds."""
+    root = runtime_dir()
+    for header in sorted((root / "include").glob("*.h")):
+        shutil.copyfile(header, out / header.name)
+    for f in files:
+        shutil.copyfile(root / "src" / f, out / f)
+
+
+def render_host_main(name: str, graph) -> str:
+    """The host harness (stdin samples in, outputs out) for targets/host.py."""
+    banner = f"generated by microfuse {__version__}"
+    return _ENV.get_template("host_main.c.j2").render(
+        name=name, N=name.upper(), banner=banner, inputs=graph.inputs, outputs=graph.outputs)

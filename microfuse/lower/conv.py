@@ -1,0 +1,179 @@
+"""Lowering of CONV_2D and DEPTHWISE_CONV_2D (int8 and float32) to runtime_c kernels."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from .. import ops, quant
+from ..errors import ModelError, UnsupportedError
+from ..ir import DType, Op, Tensor
+from ..ops.common import same_pad
+from . import Call, ConstArray, lowering
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """One runtime_c kernel an op may lower to; `fits` says whether it can run this op."""
+
+    name: str
+    params_type: str
+    file: str
+    fits: Callable[[Op], bool] = lambda op: True
+
+
+def pick(table: list[Kernel], op: Op) -> Kernel:
+    """The first kernel of `table` that fits `op`: specialised variants go first, the generic
+    reference kernel last (it fits every op the constraints let through)."""
+    for k in table:
+        if k.fits(op):
+            return k
+    raise UnsupportedError(f"{op.where} '{op.name}': no kernel variant fits")
+
+
+CONV_S8 = [Kernel("mf_conv2d_s8", "mf_conv2d_s8_params", "mf_conv2d_s8.c")]
+CONV_F32 = [Kernel("mf_conv2d_f32", "mf_conv2d_f32_params", "mf_conv2d_f32.c")]
+DWCONV_S8 = [Kernel("mf_dwconv2d_s8", "mf_dwconv2d_s8_params", "mf_dwconv2d_s8.c")]
+DWCONV_F32 = [Kernel("mf_dwconv2d_f32", "mf_dwconv2d_f32_params", "mf_dwconv2d_f32.c")]
+
+
+# -- shared checks and helpers --------------------------------------------------------------------
+
+def no_epilogue(op: Op) -> None:
+    """These kernels apply only the op's own fused activation."""
+    if op.fused:
+        raise UnsupportedError(f"{op.where} '{op.name}': the reference kernel cannot apply fused "
+                               f"steps {[getattr(s, 'kind', s) for s in op.fused]}")
+
+
+def per_tensor_int8(t: Tensor, op: Op, what: str) -> tuple[float, int]:
+    """(scale, zero point) of an int8 activation tensor quantized per tensor."""
+    if t.dtype != DType.INT8 or t.quant is None or len(t.quant.scale) != 1:
+        raise UnsupportedError(f"{op.where} '{op.name}': {what} '{t.name}' must be int8 with one "
+                               f"scale and zero point")
+    return float(t.quant.scale[0]), int(t.quant.zero_point[0])
+
+
+def filter_scales(w: Tensor, op: Op, axis: int) -> tuple[float, ...]:
+    """The int8 filter's scales: one, or one per output channel along `axis`."""
+    if w.dtype != DType.INT8 or w.quant is None or not w.quant.scale:
+        raise UnsupportedError(f"{op.where} '{op.name}': filter '{w.name}' must be int8 and quantized")
+    scales = tuple(float(s) for s in w.quant.scale)
+    if len(scales) > 1 and (w.quant.axis != axis or len(scales) != w.shape[axis]):
+        raise ModelError(f"{op.where} '{op.name}': filter '{w.name}' has {len(scales)} scales on axis "
+                         f"{w.quant.axis}; expected one per output channel on axis {axis}")
+    return scales
+
+
+def bias_of(op: Op) -> Tensor | None:
+    return op.inputs[2] if len(op.inputs) > 2 else None
+
+
+def float_bias(op: Op) -> ConstArray | str:
+    b = bias_of(op)
+    return "NULL" if b is None else ConstArray("bias", np.asarray(b.data, np.float32).reshape(-1))
+
+
+def window(op: Op, kh: int, kw: int, dilation_h: int = 1, dilation_w: int = 1) -> dict[str, int]:
+    """Geometry fields shared by the convolution and pooling params (NHWC input and output),
+    with TFLite's padding: SAME puts the smaller half of the total before the first row."""
+    n, in_h, in_w, _ = op.inputs[0].shape
+    _, out_h, out_w, _ = op.outputs[0].shape
+    a = op.attrs
+    pad_h = same_pad(in_h, kh, a.stride_h, dilation_h, out_h) if a.padding == "SAME" else 0
+    pad_w = same_pad(in_w, kw, a.stride_w, dilation_w, out_w) if a.padding == "SAME" else 0
+    return dict(batches=n, in_h=in_h, in_w=in_w, out_h=out_h, out_w=out_w,
+                stride_h=a.stride_h, stride_w=a.stride_w, pad_h=pad_h, pad_w=pad_w)
+
+
+def conv_window(op: Op, kh: int, kw: int) -> dict[str, int]:
+    a = op.attrs
+    g = window(op, kh, kw, a.dilation_h, a.dilation_w)
+    return dict(g, in_c=op.inputs[0].shape[3], out_c=op.outputs[0].shape[3], k_h=kh, k_w=kw,
+                dilation_h=a.dilation_h, dilation_w=a.dilation_w)
+
+
+def requant_params(op: Op, w: Tensor, axis: int, taps: np.ndarray) -> dict[str, object]:
+    """int8 output stage of a convolution: zero points, clamp, per-channel multipliers/shifts
+    and the bias with the input offset folded in (taps: weights as [out_c, taps])."""
+    x, y = op.inputs[0], op.outputs[0]
+    in_scale, in_zp = per_tensor_int8(x, op, "input")
+    out_scale, out_zp = per_tensor_int8(y, op, "output")
+    channels = taps.shape[0]
+    mult, shift = quant.conv_multipliers(in_scale, filter_scales(w, op, axis), out_scale, channels)
+    b = bias_of(op)
+    try:
+        bias = quant.fold_input_offset(None if b is None else b.data, taps, in_zp)
+    except OverflowError as e:
+        raise UnsupportedError(f"{op.where} '{op.name}': {e}") from None
+    lo, hi = quant.activation_range(op.attrs.activation, y)
+    return dict(in_zero_point=in_zp, out_zero_point=out_zp, act_min=lo, act_max=hi,
+                bias=ConstArray("bias", bias), mult=ConstArray("mult", mult),
+                shift=ConstArray("shift", shift))
+
+
+def float_act(op: Op) -> dict[str, float]:
+    lo, hi = quant.activation_range_float(op.attrs.activation)
+    return dict(act_min=lo, act_max=hi)
+
+
+def make_call(kernel: Kernel, op: Op, params: dict[str, object]) -> Call:
+    return Call(kernel.name, kernel.params_type, params, [op.inputs[0]], [op.outputs[0]], [op],
+                (kernel.file,), macs=ops.macs(op))
+
+
+# -- CONV_2D ----------------------------------------------------------------------------------------
+
+@lowering("CONV_2D", DType.INT8)
+def conv2d_s8(op: Op) -> Call:
+    no_epilogue(op)
+    w = op.inputs[1]
+    oc, kh, kw, _ = w.shape
+    weights = np.asarray(w.data, np.int8)  # OHWI, the kernel's layout
+    params = dict(conv_window(op, kh, kw), **requant_params(op, w, 0, weights.reshape(oc, -1)),
+                  weights=ConstArray("weights", weights))
+    return make_call(pick(CONV_S8, op), op, params)
+
+
+@lowering("CONV_2D", DType.FLOAT32)
+def conv2d_f32(op: Op) -> Call:
+    no_epilogue(op)
+    w = op.inputs[1]
+    _, kh, kw, _ = w.shape
+    params = dict(conv_window(op, kh, kw), **float_act(op),
+                  weights=ConstArray("weights", np.asarray(w.data, np.float32)), bias=float_bias(op))
+    return make_call(pick(CONV_F32, op), op, params)
+
+
+# -- DEPTHWISE_CONV_2D --------------------------------------------------------------------------------
+
+def depth_multiplier(op: Op) -> int:
+    """Output channels per input channel, from the shapes (some converters leave the
+    option at 0 or 1 when it is not)."""
+    ic, oc = op.inputs[0].shape[3], op.inputs[1].shape[3]
+    return oc // ic
+
+
+@lowering("DEPTHWISE_CONV_2D", DType.INT8)
+def dwconv2d_s8(op: Op) -> Call:
+    no_epilogue(op)
+    w = op.inputs[1]
+    _, kh, kw, oc = w.shape
+    weights = np.asarray(w.data, np.int8).reshape(kh, kw, oc)  # 1HWO, the kernel's layout
+    params = dict(conv_window(op, kh, kw), depth_multiplier=depth_multiplier(op),
+                  **requant_params(op, w, 3, weights.reshape(-1, oc).T),
+                  weights=ConstArray("weights", weights))
+    return make_call(pick(DWCONV_S8, op), op, params)
+
+
+@lowering("DEPTHWISE_CONV_2D", DType.FLOAT32)
+def dwconv2d_f32(op: Op) -> Call:
+    no_epilogue(op)
+    w = op.inputs[1]
+    _, kh, kw, oc = w.shape
+    params = dict(conv_window(op, kh, kw), depth_multiplier=depth_multiplier(op), **float_act(op),
+                  weights=ConstArray("weights", np.asarray(w.data, np.float32).reshape(kh, kw, oc)),
+                  bias=float_bias(op))
+    return make_call(pick(DWCONV_F32, op), op, params)

@@ -1,0 +1,53 @@
+"""Lowering of AVERAGE_POOL_2D and MAX_POOL_2D (int8 and float32) to runtime_c kernels."""
+
+from __future__ import annotations
+
+from .. import quant
+from ..ir import DType, Op
+from . import Call, lowering
+from .conv import Kernel, float_act, make_call, no_epilogue, per_tensor_int8, pick, window
+
+AVG_S8 = [Kernel("mf_pool_avg_s8", "mf_pool_s8_params", "mf_pool_avg_s8.c")]
+MAX_S8 = [Kernel("mf_pool_max_s8", "mf_pool_s8_params", "mf_pool_max_s8.c")]
+AVG_F32 = [Kernel("mf_pool_avg_f32", "mf_pool_f32_params", "mf_pool_avg_f32.c")]
+MAX_F32 = [Kernel("mf_pool_max_f32", "mf_pool_f32_params", "mf_pool_max_f32.c")]
+
+
+def pool_window(op: Op) -> dict[str, int]:
+    a = op.attrs
+    return dict(window(op, a.filter_h, a.filter_w), channels=op.inputs[0].shape[3],
+                filter_h=a.filter_h, filter_w=a.filter_w)
+
+
+def _int8(op: Op, table: list[Kernel]) -> Call:
+    no_epilogue(op)
+    per_tensor_int8(op.inputs[0], op, "input")
+    per_tensor_int8(op.outputs[0], op, "output")
+    # Input and output share one quantization (a constraint): only the clamp remains.
+    lo, hi = quant.activation_range(op.attrs.activation, op.outputs[0])
+    return make_call(pick(table, op), op, dict(pool_window(op), act_min=lo, act_max=hi))
+
+
+def _float(op: Op, table: list[Kernel]) -> Call:
+    no_epilogue(op)
+    return make_call(pick(table, op), op, dict(pool_window(op), **float_act(op)))
+
+
+@lowering("AVERAGE_POOL_2D", DType.INT8)
+def avg_pool_s8(op: Op) -> Call:
+    return _int8(op, AVG_S8)
+
+
+@lowering("MAX_POOL_2D", DType.INT8)
+def max_pool_s8(op: Op) -> Call:
+    return _int8(op, MAX_S8)
+
+
+@lowering("AVERAGE_POOL_2D", DType.FLOAT32)
+def avg_pool_f32(op: Op) -> Call:
+    return _float(op, AVG_F32)
+
+
+@lowering("MAX_POOL_2D", DType.FLOAT32)
+def max_pool_f32(op: Op) -> Call:
+    return _float(op, MAX_F32)

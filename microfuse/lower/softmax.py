@@ -1,0 +1,65 @@
+"""Lowering of SOFTMAX: int8 with TFLM's fixed-point arithmetic (its exp table computed here),
+float32 directly."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import fixedpoint as fp
+from ..errors import UnsupportedError
+from ..ir import DType, Op
+from ..quant import quantize_multiplier
+from . import Call, ConstArray, lowering
+
+SCALED_DIFF_INTEGER_BITS = 5  # TFLM: exp() input is Q5.26
+
+
+def softmax_exp_table(input_scale: float, beta: float) -> np.ndarray:
+    """exp_on_negative_values of every row-max difference d = 0..255 in Q0.31, 0 where TFLM skips
+    the element (d beyond diff_min): as PreprocessSoftmaxScaling + CalculateInputRadius."""
+    real = min(beta * input_scale * (1 << (31 - SCALED_DIFF_INTEGER_BITS)), (1 << 31) - 1.0)
+    mult, left_shift = quantize_multiplier(real)
+    radius = math.floor(((1 << SCALED_DIFF_INTEGER_BITS) - 1) * (1 << (31 - SCALED_DIFF_INTEGER_BITS))
+                        / 2.0 ** left_shift)
+    diff_min = -radius
+    table = np.zeros(256, dtype=np.int32)
+    for d in range(256):
+        diff = -d
+        if diff < diff_min:
+            continue
+        # MultiplyByQuantizedMultiplierGreaterThanOne
+        rescaled = fp.srdhm(fp.wrap32(diff * (1 << left_shift)), mult)
+        table[d] = fp.exp_on_negative_values(rescaled, SCALED_DIFF_INTEGER_BITS)
+    return table
+
+
+def _rows(op: Op) -> tuple[int, int]:
+    shape = op.inputs[0].shape
+    depth = int(shape[-1])
+    return op.inputs[0].elements // max(depth, 1), depth
+
+
+@lowering("SOFTMAX", DType.INT8)
+def lower_softmax_s8(op: Op) -> Call:
+    src, dst = op.inputs[0], op.outputs[0]
+    if dst.dtype != DType.INT8 or dst.quant is None or dst.quant.zero_point[0] != -128 or \
+            np.float32(dst.quant.scale[0]) != np.float32(1 / 256):
+        raise UnsupportedError(f"{op.where} '{op.name}': int8 SOFTMAX needs an int8 output with scale 1/256 "
+                               "and zero point -128 (as TFLM)")
+    if src.quant is None or len(src.quant.scale) != 1:
+        raise UnsupportedError(f"{op.where} '{op.name}': SOFTMAX input needs per-tensor quantization")
+    outer, depth = _rows(op)
+    table = softmax_exp_table(float(src.quant.scale[0]), float(np.float32(op.attrs.beta)))
+    return Call("mf_softmax_s8", "mf_softmax_s8_params",
+                dict(outer=outer, depth=depth, exp_lut=ConstArray("exp_lut", table)),
+                [src], [dst], [op], ("mf_softmax_s8.c",), macs=src.elements)
+
+
+@lowering("SOFTMAX", DType.FLOAT32)
+def lower_softmax_f32(op: Op) -> Call:
+    src, dst = op.inputs[0], op.outputs[0]
+    outer, depth = _rows(op)
+    return Call("mf_softmax_f32", "mf_softmax_f32_params", dict(outer=outer, depth=depth, beta=float(op.attrs.beta)),
+                [src], [dst], [op], ("mf_softmax_f32.c",), macs=src.elements)

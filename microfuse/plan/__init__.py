@@ -1,0 +1,179 @@
+"""The memory planner: operator order, arena offsets with in-place overlap, and the proof of both.
+
+    plan(graph) -> Plan   # graph: ops in a valid execution order, after fusion
+
+Pipeline: liveness.build groups tensors into buffers (aliases share one) and collects
+each op's declared overlap tolerance (inplace.py); schedule.best_order picks the op
+order with the smallest peak; allocate places buffers (greedy by size, then a seeded
+hill-climb that stops at the lower bound); check.check replays the result and raises
+PlanError on any conflict. Kernels must follow the access-order contract at the top of
+inplace.py, and run backward (last unit first) for the ops in Plan.backward.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ..errors import PlanError
+from ..ir import Graph, Op, Tensor
+from . import allocate, check, liveness, schedule
+from .liveness import Buffer, Buffers, Pair
+
+
+@dataclass(eq=False)
+class BufferInfo:
+    """One arena region for the report's memory timeline."""
+
+    name: str
+    tensors: list[Tensor]  # sharing the region (a tensor and its aliases); empty for scratch
+    size: int
+    offset: int
+    first: int  # first step it is alive (0 for graph inputs)
+    last: int  # last step it is read (the last step for graph outputs)
+    scratch_of: Op | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class OverlapUse:
+    """An op whose output is placed over (part of) an input that dies there."""
+
+    step: int
+    op: Op
+    input: Tensor
+    output: Tensor
+    shift: int  # output offset - input offset
+    direction: str  # "forward" or "backward": how the kernel must walk its units
+    pattern: str  # the access-order clause in inplace.py it relies on
+
+
+@dataclass(frozen=True)
+class Savings:
+    """Arena bytes from a TFLite-Micro-like plan down to ours, by cause (signed)."""
+
+    baseline_bytes: int  # greedy by size, whole tensors, the graph's order
+    reorder: int  # from choosing the op order
+    overlap: int  # from in-place and partially overlapping outputs
+    search: int  # from the hill-climb over greedy placement
+
+
+@dataclass(eq=False)
+class Plan:
+    offsets: dict[Tensor, int]  # every non-constant tensor (aliases share their source's offset)
+    arena_bytes: int
+    lower_bound_bytes: int  # peak over steps of whole buffers alive, in `order`
+    overlap_bound_bytes: int  # the same less what declared overlaps could save at best
+    order: list[Op]
+    savings: Savings
+    buffers: list[BufferInfo]
+    scratch: dict[Op, tuple[int, int]]  # op -> (offset, size) of its scratch during its step
+    backward: set[Op] = field(default_factory=set)  # ops whose kernel must run last unit first
+    overlaps: list[OverlapUse] = field(default_factory=list)
+    align: int = 16
+    peak_step: int = 0
+
+    def alive_at(self, step: int) -> list[BufferInfo]:
+        return [b for b in self.buffers if b.first <= step <= b.last]
+
+
+@dataclass
+class _Placement:
+    order: list[Op]
+    life: dict[Buffer, tuple[int, int]]
+    pairs: list[Pair]
+    offsets: list[int]
+    arena: int
+    greedy: int  # greedy by size, with overlap
+    whole_greedy: int  # greedy by size, without overlap
+    whole_bound: int
+    overlap_bound: int
+
+
+def _place(bufs: Buffers, order: list[Op], align: int, seed: int) -> _Placement:
+    life = liveness.lifetimes(bufs, order)
+    pairs = liveness.live_pairs(bufs, order, life)
+    whole, overlap = liveness.step_bytes(bufs, order, life, pairs)
+    items = [allocate.Item(b.size, *life[b]) for b in bufs.buffers]
+    rules = [allocate.Overlap(p.src.index, p.dst.index, p.forward, p.backward) for p in pairs]
+    forbid = allocate.forbidden(items, rules)
+    greedy = allocate.arena_size(items, allocate.first_fit(
+        items, forbid, allocate.greedy_by_size(items), align))
+    plain = allocate.forbidden(items, [])
+    whole_greedy = allocate.arena_size(items, allocate.first_fit(
+        items, plain, allocate.greedy_by_size(items), align))
+    _, offsets = allocate.hill_climb(items, forbid, align, max(overlap), seed)
+    return _Placement(order, life, pairs, offsets, allocate.arena_size(items, offsets), greedy,
+                      whole_greedy, max(whole), max(overlap))
+
+
+def _direction(p: Pair, shift: int) -> str:
+    return "forward" if shift <= p.forward else "backward"
+
+
+def _peak_step(bufs: Buffers, pl: _Placement) -> int:
+    steps = max(len(pl.order), 1)
+    top = [0] * steps
+    for b in bufs.buffers:
+        first, last = pl.life[b]
+        for s in range(first, last + 1):
+            top[s] = max(top[s], pl.offsets[b.index] + b.size)
+    return top.index(max(top))
+
+
+def _limit_error(plan: Plan, limit: int) -> PlanError:
+    s = plan.peak_step
+    where = plan.order[s].where + (f" '{plan.order[s].name}'" if plan.order[s].name else "") \
+        if plan.order else "no op"
+    alive = sorted(plan.alive_at(s), key=lambda b: b.offset)
+    names = ", ".join(f"'{b.name}' {b.size} B @{b.offset}" for b in alive)
+    return PlanError(f"arena needs {plan.arena_bytes} bytes, over the limit of {limit}: peak at "
+                     f"step {s} ({where}), alive: {names}")
+
+
+def plan(graph: Graph, arena_limit: int | None = None, align: int = 16,
+         scratch: Callable[[Op], int] | None = None, allow_backward: bool = True,
+         seed: int = 0, max_states: int = 20_000) -> Plan:
+    """Plan the arena for `graph` (see the module docstring); raise PlanError over `arena_limit`.
+
+    scratch(op) gives the bytes of scratch an op's kernel needs during its step.
+    allow_backward=False keeps every kernel running forward (fewer overlaps).
+    """
+    if align < 1:
+        raise PlanError(f"alignment must be a positive number of bytes, got {align}")
+    bufs = liveness.build(graph, scratch, allow_backward)
+    given = list(graph.ops)
+    chosen = schedule.best_order(bufs, max_states)
+    tried = [_place(bufs, given, align, seed)]
+    if any(a is not b for a, b in zip(chosen, given)):
+        tried.append(_place(bufs, chosen, align, seed))
+    pl = min(tried, key=lambda p: p.arena)  # the graph's order on ties
+    result = _plan_from(bufs, pl, tried[0], align)
+    check.check(graph, result)
+    if arena_limit is not None and result.arena_bytes > arena_limit:
+        raise _limit_error(result, arena_limit)
+    return result
+
+
+def _plan_from(bufs: Buffers, pl: _Placement, base: _Placement, align: int) -> Plan:
+    offsets = {t: pl.offsets[b.index] for t, b in bufs.of.items()}
+    infos = [BufferInfo(b.name, list(b.tensors), b.size, pl.offsets[b.index], *pl.life[b], b.scratch_of)
+             for b in bufs.buffers]
+    scratch = {b.scratch_of: (pl.offsets[b.index], b.size) for b in bufs.buffers if b.scratch_of}
+    step = {op: i for i, op in enumerate(pl.order)}
+    backward, uses = set(), []
+    for p in pl.pairs:
+        src, dst = pl.offsets[p.src.index], pl.offsets[p.dst.index]
+        if not (src < dst + p.dst.size and dst < src + p.src.size):
+            continue
+        direction = _direction(p, dst - src)
+        if direction == "backward":
+            backward.add(p.op)
+        for r in p.rules:
+            uses.append(OverlapUse(step[p.op], p.op, r.input, r.output, dst - src, direction, r.pattern))
+    savings = Savings(base.whole_greedy, base.whole_greedy - pl.whole_greedy,
+                      pl.whole_greedy - pl.greedy, pl.greedy - pl.arena)
+    return Plan(offsets, pl.arena, pl.whole_bound, pl.overlap_bound, list(pl.order), savings, infos,
+                scratch, backward, uses, align, _peak_step(bufs, pl))
+
+
+__all__ = ["Plan", "BufferInfo", "OverlapUse", "Savings", "plan", "PlanError"]

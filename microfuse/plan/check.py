@@ -1,0 +1,191 @@
+"""Proof of a memory plan by replay: every read finds the bytes its producer wrote.
+
+Independent of the planner: it computes no lifetimes. It walks the plan's order over a
+model of the arena that records, per byte, which value it holds, and checks before
+each op that every input still holds its value, that scratch and outputs clobber
+nothing the op still reads, and at the end that the graph outputs hold theirs. Where
+an op's output overlaps an input, the op's declared access order (inplace.access, the
+kernel contract) is replayed unit by unit, in the plan's direction, and each unit's
+reads must come before any store to those bytes. Failure raises PlanError naming the
+first conflict.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .. import ops as opdefs
+from ..errors import PlanError
+from ..ir import Graph, Op, Tensor
+from .inplace import Access, access
+
+if TYPE_CHECKING:
+    from . import Plan
+
+FREE = -1
+
+
+class _Arena:
+    """Which value (tensor or scratch) each byte holds."""
+
+    def __init__(self, size: int):
+        self.holder = np.full(size, FREE, dtype=np.int64)
+        self.names: list[str] = []
+
+    def write(self, name: str, offset: int, size: int) -> int:
+        """Store a new value; return its id."""
+        self.names.append(name)
+        self.holder[offset:offset + size] = len(self.names) - 1
+        return len(self.names) - 1
+
+    def clobbered(self, vid: int, offset: int, size: int) -> str | None:
+        """None if [offset, offset + size) holds `vid`, else what is there instead."""
+        region = self.holder[offset:offset + size]
+        bad = np.flatnonzero(region != vid)
+        if len(bad) == 0:
+            return None
+        who = int(region[bad[0]])
+        what = "nothing (never written)" if who == FREE else f"'{self.names[who]}'"
+        return f"byte {offset + int(bad[0])} holds {what}"
+
+
+def _where(op: Op, step: int) -> str:
+    return f"step {step} ({op.where}" + (f" '{op.name}')" if op.name else ")")
+
+
+def _regions(graph: Graph, plan: Plan) -> None:
+    """Every activation has an aligned offset inside the arena; aliases share storage."""
+    for t in graph.activations():
+        if t not in plan.offsets:
+            raise PlanError(f"plan check: tensor '{t.name}' has no offset")
+        o = plan.offsets[t]
+        if o % plan.align or o < 0 or o + t.nbytes > plan.arena_bytes:
+            raise PlanError(f"plan check: tensor '{t.name}' at {o} (+{t.nbytes}) is misaligned or "
+                            f"outside the {plan.arena_bytes}-byte arena")
+    for op, (o, size) in plan.scratch.items():
+        if o % plan.align or o < 0 or o + size > plan.arena_bytes:
+            raise PlanError(f"plan check: scratch of {op.where} at {o} (+{size}) is outside the arena")
+    if sorted(map(id, plan.order)) != sorted(map(id, graph.ops)):
+        raise PlanError("plan check: the order is not a permutation of the graph's ops")
+
+
+def _replay(acc: Access, src_at: int, dst_at: int, backward: bool, arena: int) -> int | None:
+    """First unit (in run order) whose reads follow a store to one of its bytes, else None."""
+    n = acc.units
+    run = np.arange(n)[::-1] if backward else np.arange(n)
+    when = np.empty(n, dtype=np.int64)
+    when[run] = np.arange(n)  # run position of each unit
+    store_time = np.full(arena + 1, n + 1, dtype=np.int64)
+    for u in range(n) if n <= 64 else ():  # small: plain loop, no layout assumption
+        store_time[dst_at + acc.w_lo[u]:dst_at + acc.w_hi[u]] = np.minimum(
+            store_time[dst_at + acc.w_lo[u]:dst_at + acc.w_hi[u]], when[u])
+    if n > 64:
+        if acc.w_lo[0] != 0 or np.any(acc.w_lo[1:] != acc.w_hi[:-1]):
+            raise PlanError("plan check: the access declaration's stores are not consecutive")
+        per_byte = np.repeat(when, acc.w_hi - acc.w_lo)
+        store_time[dst_at:dst_at + len(per_byte)] = per_byte
+    reads = acc.r_lo < acc.r_hi
+    lo, hi = src_at + acc.r_lo[reads], src_at + acc.r_hi[reads]
+    if len(lo) == 0:
+        return None
+    pairs = np.empty(2 * len(lo), dtype=np.int64)
+    pairs[0::2], pairs[1::2] = lo, hi
+    earliest = np.minimum.reduceat(store_time, pairs)[0::2]
+    mine = when[reads]
+    bad = earliest < mine if acc.staged else earliest <= mine
+    if not bad.any():
+        return None
+    units = np.flatnonzero(reads)[bad]
+    return int(units[np.argmin(mine[bad])])
+
+
+def check(graph: Graph, plan: Plan) -> None:
+    """Raise PlanError with the first conflict if any read could see overwritten data."""
+    _regions(graph, plan)
+    arena = _Arena(plan.arena_bytes)
+    vid: dict[Tensor, int] = {}
+    for t in graph.inputs:
+        if not t.is_const:
+            vid[t] = arena.write(t.name, plan.offsets[t], t.nbytes)
+    for step, op in enumerate(plan.order):
+        _run_op(op, step, plan, arena, vid)
+    for t in graph.outputs:
+        if t.is_const:
+            continue
+        bad = arena.clobbered(vid[t], plan.offsets[t], t.nbytes) if t in vid else "it is never written"
+        if bad:
+            raise PlanError(f"plan check: graph output '{t.name}' is overwritten before the end: {bad}")
+
+
+def _intact(op: Op, step: int, t: Tensor, plan: Plan, arena: _Arena, vid: dict, when: str) -> None:
+    if t not in vid:
+        raise PlanError(f"plan check: {_where(op, step)} reads '{t.name}' before it is written")
+    bad = arena.clobbered(vid[t], plan.offsets[t], t.nbytes)
+    if bad:
+        raise PlanError(f"plan check: {_where(op, step)} {when} input '{t.name}' "
+                        f"[{plan.offsets[t]}, +{t.nbytes}) but {bad}")
+
+
+def _run_op(op: Op, step: int, plan: Plan, arena: _Arena, vid: dict) -> None:
+    inputs = [t for t in op.inputs if t is not None and not t.is_const]
+    for t in inputs:
+        _intact(op, step, t, plan, arena, vid, "reads")
+    d = opdefs.REGISTRY.get(op.kind)
+    if d is not None and d.alias:
+        src, out = op.inputs[0], op.outputs[0]
+        if plan.offsets[out] != plan.offsets[src] or out.nbytes > src.nbytes:
+            raise PlanError(f"plan check: {_where(op, step)} alias '{out.name}' does not share "
+                            f"the storage of '{src.name}'")
+        vid[out] = vid[src]
+        return
+    scratch = None
+    if op in plan.scratch:
+        o, size = plan.scratch[op]
+        scratch = arena.write(f"scratch of {op.where}", o, size)
+        for t in inputs:
+            _intact(op, step, t, plan, arena, vid, "needs its scratch apart from")
+    replayed = _replay_overlaps(op, step, plan)
+    for t in op.outputs:
+        vid[t] = arena.write(t.name, plan.offsets[t], t.nbytes)
+    if scratch is not None:
+        bad = arena.clobbered(scratch, *plan.scratch[op])
+        if bad:
+            raise PlanError(f"plan check: {_where(op, step)} writes its output over its own scratch: {bad}")
+    for t in inputs:
+        if t not in replayed:
+            _intact(op, step, t, plan, arena, vid, "keeps reading")
+
+
+def _overlaps(a: int, an: int, b: int, bn: int) -> bool:
+    return a < b + bn and b < a + an
+
+
+def _replay_overlaps(op: Op, step: int, plan: Plan) -> set[Tensor]:
+    """Replay the access order for each input the output overlaps; return those inputs."""
+    if len(op.outputs) != 1:
+        return set()
+    out = op.outputs[0]
+    done: set[Tensor] = set()
+    for slot, t in enumerate(op.inputs):
+        if t is None or t.is_const:
+            continue
+        if not _overlaps(plan.offsets[t], t.nbytes, plan.offsets[out], out.nbytes):
+            continue
+        acc = access(op, slot)
+        if acc is None:
+            continue  # undeclared: the input must stay intact, checked after the stores
+        backward = op in plan.backward
+        unit = _replay(acc, plan.offsets[t], plan.offsets[out], backward, plan.arena_bytes)
+        if unit is not None:
+            raise PlanError(
+                f"plan check: {_where(op, step)} run {'backward' if backward else 'forward'}: "
+                f"'{out.name}' at {plan.offsets[out]} overwrites bytes of input '{t.name}' at "
+                f"{plan.offsets[t]} before {acc.pattern} unit {unit} reads them")
+        done.add(t)
+    # a tensor read through several slots is safe only if every slot was replayed
+    for slot, t in enumerate(op.inputs):
+        if t in done and access(op, slot) is None:
+            done.discard(t)
+    return done

@@ -1,0 +1,173 @@
+"""The memory timeline: one rectangle per buffer, x = kernel-call step, y = offset in the arena."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .axes import ByteAxis, StepAxis, Tick
+from .fmt import clip, count, num, shape, short_name
+
+LEFT = 78  # room for the byte labels
+TOP = 24
+PLOT_H = 420
+BOTTOM = 46
+
+
+@dataclass(frozen=True)
+class Block:
+    x: str
+    y: str
+    w: str
+    h: str
+    css: str  # fixed class names only
+    overlay: str  # "", "inplace" or "partial": drawn hatched over the block
+    label: str
+    tooltip: str
+
+
+@dataclass(frozen=True)
+class Column:
+    x: str
+    w: str
+    css: str
+    tooltip: str
+
+
+@dataclass(frozen=True)
+class Level:
+    """A horizontal marker line across the plot (the peak, the lower bound)."""
+
+    y: str
+    css: str
+    label: str
+    label_y: str
+    value: int
+
+
+@dataclass(frozen=True)
+class Timeline:
+    width: str
+    height: str
+    plot_x0: str
+    plot_x1: str
+    plot_y0: str
+    plot_y1: str
+    columns: tuple[Column, ...]
+    blocks: tuple[Block, ...]
+    levels: tuple[Level, ...]
+    xticks: tuple[Tick, ...]
+    yticks: tuple[Tick, ...]
+    alive_path: str  # step line of the bytes alive at each step, '' when unknown
+    peak: int
+    lower_bound: int
+    steps: int
+    warnings: tuple[str, ...]
+
+
+def _kind_css(entry: dict, inputs: set, outputs: set) -> str:
+    names = {entry.get("tensor"), *(entry.get("aliases") or [])}
+    if entry.get("kind") == "scratch":
+        return "tl-scratch"
+    if names & inputs:
+        return "tl-in"
+    if names & outputs:
+        return "tl-out"
+    return "tl-act"
+
+
+def _tooltip(entry: dict, tensors: dict) -> str:
+    name = str(entry.get("tensor", ""))
+    info = tensors.get(name) or {}
+    lines = [name]
+    if info:
+        lines.append(f"{shape(info.get('shape'))} {info.get('dtype', '')}")
+    start, size = int(entry.get("offset", 0)), int(entry.get("bytes", 0))
+    lines.append(f"{count(size)} bytes at offset {count(start)}..{count(start + size)}")
+    lines.append(f"steps {entry.get('first_step')}..{entry.get('last_step')} ({entry.get('kind', 'activation')})")
+    if entry.get("overlaps"):
+        lines.append(f"overlap: {entry['overlaps']}")
+    if entry.get("aliases"):
+        lines.append("shares its buffer with: " + ", ".join(map(str, entry["aliases"])))
+    return "\n".join(lines)
+
+
+def build(report: dict) -> Timeline:
+    entries = list(report.get("timeline") or [])
+    steps = list(report.get("steps") or [])
+    arena = int(report.get("arena_bytes") or 0)
+    bound = int(report.get("lower_bound_bytes") or 0)
+    n = max([len(steps), int(report.get("kernel_calls") or 0), 1]
+            + [int(e.get("last_step", 0)) + 1 for e in entries])
+    ends = [int(e.get("offset", 0)) + int(e.get("bytes", 0)) for e in entries]
+    alive = [int(s.get("alive_bytes", 0)) for s in steps]
+    xs = StepAxis.fit(LEFT, n)
+    ys = ByteAxis.fit(TOP, PLOT_H, max([arena, bound, 1, *ends, *alive]))
+    blocks = _blocks(report, entries, xs, ys)
+    warnings = []
+    if ends and max(ends) > arena:
+        warnings.append(f"buffers reach {count(max(ends))} bytes, beyond the arena's {count(arena)} bytes")
+    return Timeline(
+        width=num(LEFT + xs.width + 24), height=num(TOP + PLOT_H + BOTTOM),
+        plot_x0=num(LEFT), plot_x1=num(LEFT + xs.width), plot_y0=num(TOP), plot_y1=num(TOP + PLOT_H),
+        columns=_columns(report, steps, xs, n), blocks=tuple(blocks),
+        levels=_levels(arena, bound, ys),
+        xticks=tuple(Tick(num(t.pos), t.text) for t in xs.ticks()),
+        yticks=tuple(Tick(num(t.pos), t.text) for t in ys.ticks()),
+        alive_path=_alive_path(alive, xs, ys), peak=arena, lower_bound=bound, steps=n,
+        warnings=tuple(warnings))
+
+
+def _blocks(report: dict, entries: list, xs: StepAxis, ys: ByteAxis) -> list[Block]:
+    tensors = (report.get("graph") or {}).get("tensors") or {}
+    inputs = {t.get("name") for t in report.get("inputs") or []}
+    outputs = {t.get("name") for t in report.get("outputs") or []}
+    blocks = []
+    # big buffers first so that small ones drawn later stay visible and hoverable
+    for e in sorted(entries, key=lambda e: (-int(e.get("bytes", 0)), int(e.get("offset", 0)),
+                                             int(e.get("first_step", 0)), str(e.get("tensor")))):
+        first, last = int(e.get("first_step", 0)), int(e.get("last_step", 0))
+        start, size = int(e.get("offset", 0)), int(e.get("bytes", 0))
+        x0, x1 = xs.x(first) + 1, xs.x(last + 1) - 1
+        y_top, y_bottom = ys.y(start + size), ys.y(start)
+        h = max(y_bottom - y_top, 1.5)  # a tiny tensor stays visible
+        w = max(x1 - x0, 2)
+        label = clip(short_name(e.get("tensor", "")), int(w / 6.6)) if w >= 44 and h >= 13 else ""
+        overlay = {"in-place": "inplace", "partial": "partial"}.get(e.get("overlaps") or "", "")
+        blocks.append(Block(num(x0), num(y_bottom - h), num(w), num(h), _kind_css(e, inputs, outputs),
+                            overlay, label, _tooltip(e, tensors)))
+    return blocks
+
+
+def _columns(report: dict, steps: list, xs: StepAxis, n: int) -> tuple[Column, ...]:
+    calls = report.get("calls") or []
+    by_step = {int(s.get("step", i)): s for i, s in enumerate(steps)}
+    cols = []
+    for step in range(n):
+        s = by_step.get(step, {})
+        call_index = s.get("call", step)
+        call = calls[call_index] if isinstance(call_index, int) and 0 <= call_index < len(calls) else {}
+        text = f"step {step}"
+        if call:
+            text += f": call #{call.get('index', call_index)} {call.get('kind', '')}"
+        if "alive_bytes" in s:
+            text += f"\n{count(s['alive_bytes'])} bytes alive"
+        cols.append(Column(num(xs.x(step)), num(xs.col), "col-even" if step % 2 == 0 else "col-odd", text))
+    return tuple(cols)
+
+
+def _levels(arena: int, bound: int, ys: ByteAxis) -> tuple[Level, ...]:
+    # the peak label sits above its line and the bound's below, so equal values stay readable
+    peak_y, bound_y = ys.y(arena), ys.y(bound)
+    return (
+        Level(num(bound_y), "level-bound", f"lower bound {count(bound)} B", num(bound_y + 13), bound),
+        Level(num(peak_y), "level-peak", f"peak = arena {count(arena)} B", num(peak_y - 5), arena),
+    )
+
+
+def _alive_path(alive: list[int], xs: StepAxis, ys: ByteAxis) -> str:
+    if not alive:
+        return ""
+    parts = [f"M{num(xs.x(0))} {num(ys.y(alive[0]))}"]
+    for step, value in enumerate(alive):
+        parts.append(f"V{num(ys.y(value))} H{num(xs.x(step + 1))}")
+    return " ".join(parts)

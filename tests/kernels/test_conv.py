@@ -1,0 +1,118 @@
+"""CONV_2D conformance: seeded random single-op models, our kernels vs TFLite Micro."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lowered_runner import (RUNTIME, STRICT, Case, act_quant, cases_count, compare, feed,
+                            float_tensor, geometry, have, int8_weights, int32_bias, out_quant, run_ours, single_op,
+                            weight_quant)
+from microfuse.errors import UnsupportedError
+from microfuse.ir import DType, Tensor
+from microfuse.lower import lower
+from microfuse.ops.attrs import ConvAttrs
+
+SEED = 3
+
+
+def conv_case(rng: np.random.Generator, i: int, dtype: DType) -> Case:
+    g = geometry(rng)
+    ic, oc = int(rng.integers(1, 10)), int(rng.integers(1, 10))
+    attrs = ConvAttrs(g["padding"], g["sw"], g["sh"], g["act"], g["dw"], g["dh"])
+    wshape = (oc, g["kh"], g["kw"], ic)
+    has_bias = rng.random() < 0.8
+    if dtype == DType.FLOAT32:
+        x = Tensor("input", (g["n"], g["h"], g["w"], ic), dtype)
+        w = float_tensor(rng, "weights", wshape, 0.5)
+        b = float_tensor(rng, "bias", (oc,)) if has_bias else None
+        y = Tensor("output", (), dtype)
+    else:
+        per_channel = rng.random() < 0.7
+        xq = act_quant(rng)
+        wq = weight_quant(rng, oc, 0, per_channel)
+        x = Tensor("input", (g["n"], g["h"], g["w"], ic), dtype, xq)
+        w = Tensor("weights", wshape, dtype, wq, int8_weights(rng, wshape))
+        b = int32_bias(rng, oc, xq, wq) if has_bias else None
+        y = Tensor("output", (), dtype, out_quant(rng, xq, wq, g["kh"] * g["kw"] * ic))
+    graph = single_op("CONV_2D", [x, w, b], y, attrs)
+    label = f"conv{i} {dtype} in {list(x.shape)} filter {list(wshape)} {attrs}"
+    return Case(label, graph, feed(rng, graph, extreme=i % 7 == 6))
+
+
+@pytest.mark.parametrize("dtype", [DType.INT8, DType.FLOAT32], ids=str)
+def test_conv2d_matches_tflm(dtype):
+    rng = np.random.default_rng(SEED + (dtype == DType.FLOAT32))
+    cases = [conv_case(rng, i, dtype) for i in range(cases_count(12, 40))]
+    assert compare(cases, run_ours(cases)) == []
+
+
+def test_conv2d_is_per_channel_sensitive():
+    """The test itself can fail: wrong multipliers on one channel must show as a mismatch."""
+    rng = np.random.default_rng(SEED)
+    case = next(c for c in (conv_case(rng, i, DType.INT8) for i in range(50))
+                if c.graph.ops[0].inputs[1].quant.per_axis and c.graph.outputs[0].elements > 20)
+    w = case.graph.ops[0].inputs[1]
+    scales = list(w.quant.scale)
+    scales[0] *= 1.5
+    w.quant = type(w.quant)(tuple(scales), w.quant.zero_point, w.quant.axis)
+    ours = run_ours([case])
+    w.quant = type(w.quant)(tuple(s / 1.5 if k == 0 else s for k, s in enumerate(scales)),
+                            w.quant.zero_point, w.quant.axis)
+    assert compare([case], ours) != []
+
+
+def test_conv2d_lowering_folds_input_offset_into_bias():
+    rng = np.random.default_rng(SEED)
+    case = conv_case(rng, 0, DType.INT8)
+    op = case.graph.ops[0]
+    call = lower(op)
+    w = op.inputs[1].data.reshape(op.inputs[1].shape[0], -1).astype(np.int64)
+    raw = op.inputs[2].data if op.inputs[2] is not None else 0
+    zp = op.inputs[0].quant.zero_point[0]
+    assert call.kernel == "mf_conv2d_s8"
+    assert np.array_equal(call.params["bias"].data, raw - zp * w.sum(axis=1))
+    assert call.params["in_zero_point"] == zp
+    assert call.files == ("mf_conv2d_s8.c",)
+
+
+def test_conv2d_int4_filter_is_refused():
+    rng = np.random.default_rng(SEED)
+    case = conv_case(rng, 0, DType.INT8)
+    op = case.graph.ops[0]
+    op.inputs[1].quant = None
+    with pytest.raises(UnsupportedError, match="filter 'weights' must be int8 and quantized"):
+        lower(op)
+
+
+# -- every C source of the MAC families compiles clean -----------------------------------------
+
+FAMILY_SOURCES = sorted(p for pattern in ("mf_conv2d_*.c", "mf_dwconv2d_*.c", "mf_fc_*.c", "mf_pool_*.c")
+                        for p in (RUNTIME / "src").glob(pattern))
+ARM = ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"]
+
+
+def _compile_all(cc: str, flags: list[str], tmp: Path) -> None:
+    assert FAMILY_SOURCES, "no kernel sources found"
+    for src in FAMILY_SOURCES:
+        cmd = [cc, *STRICT, "-O2", *flags, "-I", str(RUNTIME / "include"), "-c", str(src),
+               "-o", str(tmp / (src.stem + ".o"))]
+        done = subprocess.run(cmd, capture_output=True, text=True)
+        assert done.returncode == 0, f"{src.name}: {done.stderr}"
+
+
+def test_sources_compile_clean_with_gcc(tmp_path):
+    _compile_all("gcc", [], tmp_path)
+
+
+@pytest.mark.qemu
+def test_sources_compile_clean_with_arm_gcc(tmp_path):
+    if not have("arm-none-eabi-gcc"):
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail("arm-none-eabi-gcc is missing in CI")
+        pytest.skip("arm-none-eabi-gcc is not installed")
+    _compile_all("arm-none-eabi-gcc", ARM, tmp_path)

@@ -1,0 +1,80 @@
+"""AVERAGE_POOL_2D and MAX_POOL_2D conformance: seeded random single-op models vs TFLite Micro."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from lowered_runner import ACTIVATIONS, Case, act_quant, cases_count, compare, feed, run_ours, single_op
+from microfuse.ir import DType, Tensor
+from microfuse.lower import lower
+from microfuse.ops.attrs import PoolAttrs
+from microfuse.testing import modelgen
+
+SEED = 31
+KINDS = ("AVERAGE_POOL_2D", "MAX_POOL_2D")
+
+
+def pool_attrs(rng: np.random.Generator, h: int, w: int) -> PoolAttrs:
+    """Random pooling window; a quarter are global pools (the window is the whole image)."""
+    act = str(rng.choice(ACTIVATIONS))
+    if rng.random() < 0.25:
+        return PoolAttrs("VALID", 1, 1, w, h, act)
+    while True:
+        fh, fw = int(rng.integers(1, 6)), int(rng.integers(1, 6))
+        padding = str(rng.choice(["SAME", "VALID"]))
+        if padding == "SAME" or (fh <= h and fw <= w):
+            return PoolAttrs(padding, int(rng.integers(1, 4)), int(rng.integers(1, 4)), fw, fh, act)
+
+
+def pool_case(rng: np.random.Generator, i: int, kind: str, dtype: DType) -> Case:
+    n, h, w, c = int(rng.choice([1, 1, 2])), int(rng.integers(1, 12)), int(rng.integers(1, 12)), int(rng.integers(1, 9))
+    attrs = pool_attrs(rng, h, w)
+    q = act_quant(rng) if dtype == DType.INT8 else None
+    x = Tensor("input", (n, h, w, c), dtype, q)
+    y = Tensor("output", (), dtype, q)  # TFLite requires the input's quantization
+    graph = single_op(kind, [x], y, attrs)
+    return Case(f"{kind.lower()}{i} {dtype} in {[n, h, w, c]} {attrs}", graph,
+                feed(rng, graph, extreme=i % 9 == 8))
+
+
+@pytest.mark.parametrize("dtype", [DType.INT8, DType.FLOAT32], ids=str)
+@pytest.mark.parametrize("kind", KINDS)
+def test_pool_matches_tflm(kind, dtype):
+    rng = np.random.default_rng(SEED + KINDS.index(kind) * 2 + (dtype == DType.FLOAT32))
+    cases = [pool_case(rng, i, kind, dtype) for i in range(cases_count(15, 40))]
+    assert compare(cases, run_ours(cases)) == []
+
+
+def test_average_pool_rounds_half_away_from_zero_and_counts_only_inside_taps():
+    """A 2x2 SAME-padded corner averages fewer taps; sums that end in .5 round away from 0."""
+    x = Tensor("input", (1, 3, 3, 1), DType.INT8, act_quant(np.random.default_rng(0)))
+    y = Tensor("output", (), DType.INT8, x.quant)
+    graph = single_op("AVERAGE_POOL_2D", [x], y, PoolAttrs("SAME", 2, 2, 2, 2))
+    data = np.array([[1, 2, -3], [0, 2, -4], [-5, 6, -1]], np.int8).reshape(1, 3, 3, 1)
+    (got,) = run_ours([Case("avg", graph, [data])])
+    # windows: {1,2,0,2} -> 5/4 = 1.25 -> 1; {-3,-4} -> -3.5 -> -4; {-5,6} -> 0.5 -> 1; {-1} -> -1
+    assert got.reshape(-1).tolist() == [1, -4, 1, -1]
+    assert compare([Case("avg", graph, [data])], [got]) == []
+
+
+def test_pool_calibrated_models_match_tflm():
+    rng = np.random.default_rng(SEED)
+    cases = []
+    for i, kw in enumerate([dict(kind="AVERAGE", in_shape=(1, 7, 7, 8), filter=3, stride=2, padding="SAME"),
+                            dict(kind="MAX", in_shape=(1, 9, 9, 4), filter=2, stride=2, activation="RELU6"),
+                            dict(kind="AVERAGE", in_shape=(2, 5, 5, 3), filter=5, stride=1, padding="VALID")]):
+        for dtype in (DType.INT8, DType.FLOAT32):
+            graph = modelgen.pool(rng, dtype=dtype, **kw)
+            cases.append(Case(f"modelgen pool{i} {dtype} {kw}", graph, modelgen.random_input(rng, graph)))
+    assert compare(cases, run_ours(cases)) == []
+
+
+def test_pool_lowering_padding_and_kernel_names():
+    x = Tensor("input", (1, 5, 6, 2), DType.FLOAT32)
+    y = Tensor("output", (), DType.FLOAT32)
+    op = single_op("MAX_POOL_2D", [x], y, PoolAttrs("SAME", 2, 2, 3, 4, "RELU6")).ops[0]
+    call = lower(op)
+    # height: out 3, total (3-1)*2 + 4 - 5 = 3 -> 1 before; width: out 3, (3-1)*2 + 3 - 6 = 1 -> 0
+    assert (call.kernel, call.params["pad_h"], call.params["pad_w"]) == ("mf_pool_max_f32", 1, 0)
+    assert (call.params["act_min"], call.params["act_max"]) == (0.0, 6.0)
