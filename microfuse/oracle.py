@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import ModelError, TargetError
+from .errors import MicrofuseError, ModelError, TargetError
 from .tflite import schema as S
 from .tflite.flatbuf import FlatBuffer
 
@@ -214,8 +214,13 @@ def main(argv: list[str] | None = None) -> int:
     if len(args) != 1:
         print("usage: python -m microfuse.oracle MODEL.tflite", file=sys.stderr)
         return 2
-    usage = arena_usage(args[0])
-    print(f"total {usage['total']} head {usage['head']} tail {usage['tail']} min_arena {min_arena(args[0])}")
+    try:
+        usage = arena_usage(args[0])
+        smallest = min_arena(args[0])
+    except MicrofuseError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(f"total {usage['total']} head {usage['head']} tail {usage['tail']} min_arena {smallest}")
     return 0
 
 

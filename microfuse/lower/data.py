@@ -57,8 +57,11 @@ def lower_pad(op: Op) -> Call:
 
 @lowering("CONCATENATION", INT8, FLOAT32)
 def lower_concat(op: Op) -> Call:
-    # TFLM copies int8 inputs unchanged even when their quantization differs from the output's.
     dst = op.outputs[0]
+    if dst.dtype == INT8 and any(t.quant != dst.quant for t in op.inputs):
+        # TFLM copies int8 bytes and refuses (at prepare) inputs quantized unlike the output
+        raise UnsupportedError(f"{op.where} '{op.name}': int8 CONCATENATION inputs must share the output's "
+                               "scale and zero point (as TFLM requires)")
     if len(op.inputs) > CONCAT_MAX:
         raise UnsupportedError(f"{op.where} '{op.name}': {len(op.inputs)} inputs (at most {CONCAT_MAX})")
     if any(t.is_const for t in op.inputs):
@@ -108,7 +111,8 @@ def _space_batch(op: Op, kernel: str) -> Call:
     block = _ints(op.inputs[1])
     pads = _ints(op.inputs[2])
     params = dict(in_shape=_c_array(src.shape), out_shape=_c_array(dst.shape), block_h=block[0],
-                  block_w=block[1], pad_top=pads[0], pad_left=pads[2], pad_value=_zero_point(dst))
+                  block_w=block[1], pad_top=pads[0], pad_left=pads[2],
+                  pad_value=0)  # TFLM never sets the output offset: it pads int8 with 0, not the zero point
     return Call(f"{kernel}_{_suffix(src, op)}", "mf_space_batch_params", params, [src], [dst], [op],
                 ("mf_space_batch.c",))
 

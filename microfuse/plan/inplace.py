@@ -26,10 +26,9 @@ row-major order):
 - CONV_2D, DEPTHWISE_CONV_2D, AVERAGE_POOL_2D, MAX_POOL_2D: unit = output pixel
   (n, y, x). Reads the input window rows y*stride_h - pad_top + i*dilation_h and columns
   x*stride_w - pad_left + j*dilation_w that lie inside the image, over all channels it
-  needs; writes all output channels of the pixel. Staged: the kernel computes the whole
-  output pixel (every output channel, e.g. into a local array of C_out values or in
-  accumulators) before storing any byte of it. Re-reading the window between output
-  channels is fine since nothing of the pixel is stored yet.
+  needs; writes all output channels of the pixel. Unstaged: a kernel may store output
+  channel k of the pixel and then re-read the window for channel k + 1 (the simple
+  channel loop), so a pixel's output never lands on its own window.
 - FULLY_CONNECTED: unit = batch row b (input row of `depth` elements, output row of
   `units` elements). Unstaged: output element o may be stored as soon as it is
   computed, before the row is read again for o + 1.
@@ -162,7 +161,7 @@ def _windowed(op: Op, slot: int) -> Access | None:
     r_lo = np.where(empty, INF, pixel_lo * es).ravel()
     r_hi = np.where(empty, -INF, pixel_hi * es).ravel()
     w_lo, w_hi = _spans(n * oh * ow, cout * out.dtype.size)
-    return Access(r_lo, r_hi, w_lo, w_hi, True, "pixel window")
+    return Access(r_lo, r_hi, w_lo, w_hi, False, "pixel window")
 
 
 def _fully_connected(op: Op, slot: int) -> Access | None:

@@ -8,7 +8,7 @@ from .fmt import human_bytes
 
 PLOT_W = 1040  # target plot width in px; columns never get narrower than MIN_COL
 MIN_COL = 6
-MAX_COL = 56
+MAX_COL = 240
 
 
 @dataclass(frozen=True)

@@ -169,7 +169,8 @@ def _tensor_cell(t: dict) -> str:
 def _bar(label: str, limit: int, parts: list[tuple[str, int, str]], note: str) -> Bar:
     used = sum(b for _, b, _ in parts)
     scale = max(limit, used, 1)
-    segs = tuple(Segment(name, b, round(100.0 * b / scale, 2), css) for name, b, css in parts if b > 0)
+    # a non-empty part stays visible even on a board 1000 times larger than the model
+    segs = tuple(Segment(name, b, max(round(100.0 * b / scale, 2), 0.4), css) for name, b, css in parts if b > 0)
     text = f"{count(used)} / {count(limit)} B ({percent(used, limit)})"
     return Bar(label, used, limit, text, segs, used > limit, note)
 

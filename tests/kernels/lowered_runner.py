@@ -201,12 +201,12 @@ def feed(rng: np.random.Generator, graph: Graph, extreme: bool = False) -> list[
 def corpus_cases(kinds: tuple[str, ...], rng: np.random.Generator) -> list[Case]:
     """Every op of `kinds` in the corpus models (../shared/models), alone in a graph, with
     random inputs: the real shapes and quantization our kernels must handle."""
-    from conftest import MODEL_FILES
     from microfuse.tflite import reader
 
-    assert MODEL_FILES, "the corpus of models is missing"
+    models = sorted((ROOT.parent / "shared" / "models").glob("*.tflite"))
+    assert models, "the corpus of models is missing"
     cases = []
-    for path in MODEL_FILES:
+    for path in models:
         for op in reader.read(path).ops:
             if op.kind in kinds:
                 graph = Graph([op], [op.inputs[0]], [op.outputs[0]], name=op.kind.lower())

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lowered_runner import (RUNTIME, STRICT, Case, act_quant, cases_count, compare, feed,
+from lowered_runner import (corpus_cases, RUNTIME, STRICT, Case, act_quant, cases_count, compare, feed,
                             float_tensor, geometry, have, int8_weights, int32_bias, out_quant, run_ours, single_op,
                             weight_quant)
 from microfuse.errors import UnsupportedError
@@ -87,6 +87,13 @@ def test_conv2d_int4_filter_is_refused():
     op.inputs[1].quant = None
     with pytest.raises(UnsupportedError, match="filter 'weights' must be int8 and quantized"):
         lower(op)
+
+
+def test_corpus_conv_ops_match_tflm():
+    """Each conv op of the corpus models, alone, on random inputs."""
+    cases = corpus_cases(("CONV_2D",), np.random.default_rng(SEED))
+    assert cases
+    assert compare(cases, run_ours(cases)) == []
 
 
 # -- every C source of the MAC families compiles clean -----------------------------------------

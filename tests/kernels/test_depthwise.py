@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lowered_runner import (Case, act_quant, cases_count, compare, feed, float_tensor, geometry, int8_weights,
+from lowered_runner import (corpus_cases, Case, act_quant, cases_count, compare, feed, float_tensor, geometry, int8_weights,
                             int32_bias, out_quant, run_ours, single_op, weight_quant)
 from microfuse.ir import DType, Graph, Op, Quant, Tensor
 from microfuse.lower import lower
@@ -88,3 +88,10 @@ def test_depthwise_multiplier_comes_from_the_shapes():
     op.attrs = DepthwiseAttrs(op.attrs.padding, op.attrs.stride_w, op.attrs.stride_h, 1,
                               op.attrs.activation, op.attrs.dilation_w, op.attrs.dilation_h)
     assert lower(op).params["depth_multiplier"] == 2
+
+
+def test_corpus_depthwise_ops_match_tflm():
+    """Each depthwise op of the corpus models, alone, on random inputs."""
+    cases = corpus_cases(("DEPTHWISE_CONV_2D",), np.random.default_rng(SEED))
+    assert cases
+    assert compare(cases, run_ours(cases)) == []

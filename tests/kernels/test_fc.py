@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lowered_runner import (ACTIVATIONS, Case, act_quant, cases_count, compare, feed, float_tensor, int8_weights,
+from lowered_runner import (corpus_cases, ACTIVATIONS, Case, act_quant, cases_count, compare, feed, float_tensor, int8_weights,
                             int32_bias, out_quant, run_ours, single_op, weight_quant)
 from microfuse import quant
 from microfuse.errors import UnsupportedError
@@ -102,3 +102,10 @@ def test_asymmetric_weights_are_refused():
     op = single_op("FULLY_CONNECTED", [x, w, None], y, FullyConnectedAttrs()).ops[0]
     with pytest.raises(UnsupportedError, match="must be symmetric"):
         lower(op)
+
+
+def test_corpus_fully_connected_ops_match_tflm():
+    """Each fully_connected op of the corpus models, alone, on random inputs."""
+    cases = corpus_cases(("FULLY_CONNECTED",), np.random.default_rng(SEED))
+    assert cases
+    assert compare(cases, run_ours(cases)) == []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lowered_runner import ACTIVATIONS, Case, act_quant, cases_count, compare, feed, run_ours, single_op
+from lowered_runner import corpus_cases, ACTIVATIONS, Case, act_quant, cases_count, compare, feed, run_ours, single_op
 from microfuse.ir import DType, Tensor
 from microfuse.lower import lower
 from microfuse.ops.attrs import PoolAttrs
@@ -78,3 +78,10 @@ def test_pool_lowering_padding_and_kernel_names():
     # height: out 3, total (3-1)*2 + 4 - 5 = 3 -> 1 before; width: out 3, (3-1)*2 + 3 - 6 = 1 -> 0
     assert (call.kernel, call.params["pad_h"], call.params["pad_w"]) == ("mf_pool_max_f32", 1, 0)
     assert (call.params["act_min"], call.params["act_max"]) == (0.0, 6.0)
+
+
+def test_corpus_pool_ops_match_tflm():
+    """Each pool op of the corpus models, alone, on random inputs."""
+    cases = corpus_cases(("AVERAGE_POOL_2D", "MAX_POOL_2D"), np.random.default_rng(SEED))
+    assert cases
+    assert compare(cases, run_ours(cases)) == []

@@ -55,9 +55,10 @@ class Builder:
         b = self.const((x.shape[3] * mult,), DType.INT32)
         return self.op("DEPTHWISE_CONV_2D", [x, w, b], DepthwiseAttrs(padding, stride, stride, mult))
 
-    def pool(self, x: Tensor, k: int = 2, stride: int = 2, padding: str = "VALID",
+    def pool(self, x: Tensor, k: int | tuple[int, int] = 2, stride: int = 2, padding: str = "VALID",
              kind: str = "AVERAGE_POOL_2D") -> Tensor:
-        return self.op(kind, [x], PoolAttrs(padding, stride, stride, k, k))
+        kh, kw = (k, k) if isinstance(k, int) else k
+        return self.op(kind, [x], PoolAttrs(padding, stride, stride, kw, kh))
 
     def add(self, a: Tensor, b: Tensor, kind: str = "ADD") -> Tensor:
         return self.op(kind, [a, b], ActivationAttrs())
@@ -85,7 +86,7 @@ def kws_like() -> Graph:
     x = b.conv(b.input((1, 49, 10, 1)), 64, k=3, stride=2)
     for _ in range(4):
         x = b.conv(b.dw(x), 64, k=1)
-    x = b.pool(x, k=5, stride=5)
+    x = b.pool(x, k=(25, 5), stride=1)
     x = b.reshape(x, (1, 64))
     return b.graph([b.fc(x, 12)])
 

@@ -206,3 +206,55 @@ def test_mutated_models_fail_cleanly(seed):
 def test_unmutated_corpus_reads():
     for name, data in corpus().models:
         assert check_one(data) == "ok", name
+
+
+# -- structured fuzzing: well-formed flatbuffers with random field values ------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from tflite_builder import CodeSpec, ModelSpec, OpSpec, TensorSpec  # noqa: E402
+
+_dims = st.lists(st.one_of(st.integers(-2, 6), st.sampled_from([0, 1 << 20, (1 << 31) - 1])), max_size=5)
+_tensor = st.builds(
+    TensorSpec,
+    shape=_dims,
+    type=st.one_of(st.sampled_from([0, 2, 3, 6, 7, 9]), st.integers(-3, 30)),
+    buffer=st.integers(0, 4),
+    name=st.text(max_size=8),
+    scale=st.one_of(st.none(), st.lists(st.floats(width=32), min_size=1, max_size=3)),
+    zero_point=st.one_of(st.none(), st.lists(st.integers(-300, 300), min_size=1, max_size=3)),
+    quantized_dimension=st.integers(-1, 5),
+    shape_signature=st.one_of(st.none(), _dims),
+)
+_option = st.tuples(st.sampled_from(["i8", "i32", "f32", "bool"]), st.integers(-3, 8))
+_op = st.builds(
+    OpSpec,
+    opcode_index=st.integers(0, 3),
+    inputs=st.lists(st.integers(-2, 5), max_size=4),
+    outputs=st.lists(st.integers(-1, 5), max_size=2),
+    options_type=st.one_of(st.sampled_from(sorted(set(S_OPTIONS.values()))), st.integers(0, 130)),
+    options=st.one_of(st.none(), st.lists(_option, max_size=8)),
+) if (S_OPTIONS := __import__("microfuse.tflite.schema", fromlist=["x"]).OPTIONS_TYPE_CODE) else None
+_code = st.builds(
+    CodeSpec,
+    deprecated=st.one_of(st.none(), st.integers(-128, 127)),
+    builtin=st.one_of(st.none(), st.sampled_from([0, 1, 2, 3, 4, 9, 17, 22, 25, 34, 40, 43, 45, 70, 77, 83, 98, 114]),
+                      st.integers(-5, 220)),
+    custom=st.one_of(st.none(), st.text(max_size=6)),
+)
+_model = st.builds(
+    ModelSpec,
+    tensors=st.lists(_tensor, min_size=1, max_size=5),
+    ops=st.lists(_op, max_size=4),
+    codes=st.lists(_code, min_size=1, max_size=3),
+    buffers=st.lists(st.binary(max_size=24), min_size=1, max_size=4),
+    inputs=st.lists(st.integers(-1, 5), max_size=2),
+    outputs=st.lists(st.integers(-1, 5), max_size=2),
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(_model)
+def test_random_well_formed_models(spec):
+    """Valid flatbuffers with arbitrary values (types, shapes, indices, options) reach deeper checks."""
+    check_one(spec.build())

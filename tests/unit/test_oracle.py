@@ -112,12 +112,15 @@ def test_min_arena_can_be_below_the_reported_total():
     assert smallest >= oracle.arena_usage(SIMPLE_ADD)["head"]
 
 
-def test_main_prints_usage_and_minimum(capsys):
+def test_main_prints_usage_and_minimum(capsys, monkeypatch):
+    monkeypatch.setattr(oracle, "min_arena", lambda model: 12345)  # the search itself is tested above
     assert oracle.main([str(SIMPLE_ADD)]) == 0
     out = capsys.readouterr().out
     usage = oracle.arena_usage(SIMPLE_ADD)
-    assert f"total {usage['total']} head {usage['head']}" in out and "min_arena" in out
+    assert f"total {usage['total']} head {usage['head']} tail {usage['tail']} min_arena 12345" in out
     assert oracle.main([]) == 2
+    assert oracle.main([str(SIMPLE_ADD) + ".missing"]) == 2
+    assert "cannot read model" in capsys.readouterr().err
 
 
 def test_missing_tflm_names_the_extra(monkeypatch):

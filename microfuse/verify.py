@@ -1,0 +1,128 @@
+"""`microfuse verify`: run the compiled model and TFLite Micro on the same inputs, byte for byte."""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from . import oracle
+from .build import Compiled, Options, build
+from .ir import DType, Graph, Tensor
+
+FLOAT_RTOL = 1e-5
+FLOAT_ATOL = 1e-6
+Runner = Callable[[list[list[np.ndarray]]], list[list[np.ndarray]]]
+
+
+@dataclass
+class Verdict:
+    samples: int
+    exact: int  # samples whose every output matches
+    first_bad: int | None  # index of the first mismatching sample
+    detail: str  # where the first mismatch starts, when known
+
+    @property
+    def ok(self) -> bool:
+        return self.exact == self.samples
+
+    def line(self, float_model: bool) -> str:
+        how = f"within {FLOAT_RTOL:g} relative" if float_model else "bit-exact"
+        text = f"{self.exact}/{self.samples} samples {how}"
+        return text if self.ok else f"{text}; first mismatch in sample {self.first_bad}: {self.detail}"
+
+
+def make_samples(graph: Graph, n: int, seed: int) -> list[list[np.ndarray]]:
+    """All-minimum, all-maximum, then n random samples (full int range, or N(0, 1) floats)."""
+    rng = np.random.default_rng(seed)
+    samples = [[_extreme(t, low=True) for t in graph.inputs], [_extreme(t, low=False) for t in graph.inputs]]
+    for _ in range(n):
+        samples.append([_random(t, rng) for t in graph.inputs])
+    return samples
+
+
+def _extreme(t: Tensor, low: bool) -> np.ndarray:
+    if t.dtype == DType.FLOAT32:
+        return np.full(t.shape, -4.0 if low else 4.0, np.float32)
+    info = np.iinfo(t.dtype.np) if t.dtype != DType.BOOL else None
+    value = (info.min if low else info.max) if info else (0 if low else 1)
+    return np.full(t.shape, value, t.dtype.np)
+
+
+def _random(t: Tensor, rng: np.random.Generator) -> np.ndarray:
+    if t.dtype == DType.FLOAT32:
+        return rng.standard_normal(t.shape).astype(np.float32)
+    if t.dtype == DType.BOOL:
+        return rng.integers(0, 2, t.shape).astype(bool)
+    info = np.iinfo(t.dtype.np)
+    return rng.integers(info.min, info.max, t.shape, endpoint=True).astype(t.dtype.np)
+
+
+def same(ours: np.ndarray, ref: np.ndarray) -> bool:
+    ours, ref = np.asarray(ours).reshape(-1), np.asarray(ref).reshape(-1)
+    if ours.shape != ref.shape:
+        return False
+    if ref.dtype.kind == "f":
+        return bool(np.allclose(ours, ref, rtol=FLOAT_RTOL, atol=FLOAT_ATOL, equal_nan=True))
+    return bool(np.array_equal(ours, ref))
+
+
+def compare(model_bytes: bytes, samples: list[list[np.ndarray]], outputs: list[list[np.ndarray]]) -> Verdict:
+    exact, first_bad = 0, None
+    for i, (sample, ours) in enumerate(zip(samples, outputs)):
+        ref = oracle.run(model_bytes, sample)
+        if all(same(a, b) for a, b in zip(ours, ref)):
+            exact += 1
+        elif first_bad is None:
+            first_bad = i
+    return Verdict(len(samples), exact, first_bad, "")
+
+
+def first_difference(compiled: Compiled, trace: dict[int, np.ndarray], model_bytes: bytes,
+                     sample: list[np.ndarray]) -> str:
+    """Name the first kernel call whose output differs from the tensor TFLM computed."""
+    ref = oracle.run_all_tensors(model_bytes, sample)
+    for i, call in enumerate(compiled.calls):
+        out = call.outputs[0]
+        if i not in trace or out.index < 0 or out.index not in ref:
+            continue
+        ours = np.frombuffer(trace[i], dtype=out.dtype.np)
+        theirs = np.asarray(ref[out.index]).reshape(-1)
+        if not same(ours, theirs):
+            bad = int(np.sum(ours != theirs)) if ours.shape == theirs.shape else -1
+            ops = ", ".join(f"op {op.index} {op.kind} '{op.name}'" for op in call.sources)
+            return f"call {i} ({ops}) output '{out.name}': {bad} of {theirs.size} values differ"
+    return "every traced intermediate matches; the difference is in the final outputs"
+
+
+def read_trace(path: Path) -> dict[int, np.ndarray]:
+    data, pos, calls = path.read_bytes(), 0, {}
+    while pos + 8 <= len(data):
+        call, size = np.frombuffer(data[pos:pos + 8], dtype="<i4")
+        calls[int(call)] = data[pos + 8:pos + 8 + int(size)]
+        pos += 8 + int(size)
+    return calls
+
+
+def verify_host(model: str | Path, n: int = 50, seed: int = 0, options: Options = Options(),
+                sanitize: bool = False) -> tuple[Verdict, Compiled]:
+    """Build for the host, run n random + 2 extreme samples, compare with TFLM."""
+    from .targets.host import compile_program
+
+    model_bytes = Path(model).read_bytes()
+    with tempfile.TemporaryDirectory(prefix="mf-verify-") as tmp:
+        lib = Path(tmp) / "lib"
+        compiled = build(model, lib, options)
+        samples = make_samples(compiled.graph, n, seed)
+        program = compile_program(lib, compiled.name, compiled.graph, Path(tmp) / "prog", sanitize=sanitize)
+        verdict = compare(model_bytes, samples, program.run(samples))
+        if not verdict.ok:
+            traced = compile_program(lib, compiled.name, compiled.graph, Path(tmp) / "trace", trace=True)
+            trace_file = Path(tmp) / "trace.bin"
+            traced.run([samples[verdict.first_bad]], trace_file=trace_file)
+            verdict.detail = first_difference(compiled, read_trace(trace_file), model_bytes,
+                                              samples[verdict.first_bad])
+    return verdict, compiled

@@ -1,0 +1,166 @@
+"""Runs a planned graph inside one byte arena with kernels that follow inplace.py's contract.
+
+The arithmetic is made up (wrapping integer sums, not TFLite's); what matters is the
+access order: each kernel reads as late and writes as early as the contract allows,
+so an unsafe overlap changes the result. `run_reference` runs the same kernels with a
+separate array per tensor; a correct plan gives identical values.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from microfuse import ops
+from microfuse.ir import Graph, Op, Tensor
+from microfuse.ops.common import same_pad
+from microfuse.plan import Plan
+
+
+def _wrap(values: np.ndarray, like: np.ndarray) -> np.ndarray:
+    if like.dtype.kind == "f":
+        return values.astype(like.dtype)
+    info = np.iinfo(like.dtype)
+    span = int(info.max) - int(info.min) + 1
+    return ((values.astype(np.int64) - int(info.min)) % span + int(info.min)).astype(like.dtype)
+
+
+def _units(n: int, backward: bool) -> range:
+    return range(n - 1, -1, -1) if backward else range(n)
+
+
+def _taps(o: int, stride: int, pad: int, k: int, dil: int, size: int) -> list[tuple[int, int]]:
+    """(tap index, input position) of the in-image taps of output position o."""
+    return [(i, o * stride - pad + i * dil) for i in range(k) if 0 <= o * stride - pad + i * dil < size]
+
+
+def _windowed(op: Op, x: np.ndarray, y: np.ndarray, backward: bool, extra) -> None:
+    n, h, w, _ = x.shape
+    _, oh, ow, cout = y.shape
+    a = op.attrs
+    if op.kind in ("CONV_2D", "DEPTHWISE_CONV_2D"):
+        kh, kw = op.inputs[1].shape[1:3]
+        weights = op.inputs[1].data.astype(np.int64)
+    else:
+        kh, kw, weights = a.filter_h, a.filter_w, None
+    dh, dw = getattr(a, "dilation_h", 1), getattr(a, "dilation_w", 1)
+    pt = same_pad(h, kh, a.stride_h, dh, oh) if a.padding == "SAME" else 0
+    pl = same_pad(w, kw, a.stride_w, dw, ow) if a.padding == "SAME" else 0
+    for u in _units(n * oh * ow, backward):
+        b, oy, ox = u // (oh * ow), u // ow % oh, u % ow
+        rows, cols = _taps(oy, a.stride_h, pt, kh, dh, h), _taps(ox, a.stride_w, pl, kw, dw, w)
+        acc = np.zeros(cout, dtype=np.float64 if y.dtype.kind == "f" else np.int64)
+        best = None
+        for i, iy in rows:  # all reads of the pixel, then its stores (staged)
+            for j, ix in cols:
+                v = x[b, iy, ix, :].astype(acc.dtype)
+                if op.kind == "CONV_2D":
+                    acc += weights[:, i, j, :] @ v.astype(np.int64)
+                elif op.kind == "DEPTHWISE_CONV_2D":
+                    acc += np.repeat(v, cout // len(v)) * weights[0, i, j, :] + 1
+                elif op.kind == "MAX_POOL_2D":
+                    best = v if best is None else np.maximum(best, v)
+                else:
+                    acc += v
+        if op.kind == "MAX_POOL_2D":
+            acc = best
+        out = acc + extra(u * cout, (u + 1) * cout) if extra else acc
+        y[b, oy, ox, :] = _wrap(out, y)
+
+
+def _fully_connected(op: Op, x: np.ndarray, y: np.ndarray, backward: bool, extra) -> None:
+    units, depth = op.inputs[1].shape
+    weights = op.inputs[1].data.astype(np.int64)
+    xs, ys = x.reshape(-1, depth), y.reshape(-1, units)
+    for b in _units(xs.shape[0], backward):
+        for o in range(units):  # unstaged: the row is read again for every output
+            acc = int(weights[o] @ xs[b].astype(np.int64))
+            if extra:
+                acc += int(extra(b * units + o, b * units + o + 1)[0])
+            ys[b, o] = _wrap(np.array([acc]), ys)[0]
+
+
+def _elementwise(op: Op, xs: list[np.ndarray], y: np.ndarray, backward: bool) -> None:
+    views = [np.broadcast_to(x, y.shape).reshape(-1) if x.shape != y.shape else x.reshape(-1) for x in xs]
+    flat = y.reshape(-1)
+    for i in _units(flat.size, backward):
+        vals = [float(v[i]) if y.dtype.kind == "f" else int(v[i]) for v in views]
+        if len(vals) == 1:
+            r = vals[0] * 3 + 1
+        elif op.kind == "SUB":
+            r = vals[0] - 2 * vals[1]
+        elif op.kind == "MUL":
+            r = vals[0] * vals[1] + vals[0]
+        else:
+            r = vals[0] + 2 * vals[1] + 1
+        flat[i] = _wrap(np.array([r]), flat)[0]
+
+
+def _extra(op: Op, operands: list[np.ndarray]):
+    """Epilogue operands (inputs after the main ones): read element-wise with the output."""
+    if not operands:
+        return None
+    flats = [o.reshape(-1) for o in operands]
+    return lambda lo, hi: sum(f[lo:hi].astype(np.int64) for f in flats)
+
+
+def execute(op: Op, values: dict[Tensor, np.ndarray], backward: bool) -> None:
+    d = ops.REGISTRY[op.kind]
+    if d.alias:
+        return
+    y = values[op.outputs[0]]
+    acts = [values[t] for t in op.inputs if t is not None and not t.is_const]
+    if op.kind in ("CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D"):
+        first = 1 if "POOL" in op.kind else 3
+        _windowed(op, values[op.inputs[0]], y, backward, _extra(op, [values[t] for t in op.inputs[first:]
+                                                                   if t is not None and not t.is_const]))
+    elif op.kind == "FULLY_CONNECTED":
+        _fully_connected(op, values[op.inputs[0]], y, backward,
+                         _extra(op, [values[t] for t in op.inputs[3:] if t is not None and not t.is_const]))
+    else:
+        _elementwise(op, acts, y, backward)
+
+
+def _fill(t: Tensor, rng: np.random.Generator) -> np.ndarray:
+    if t.dtype.np.kind == "f":
+        return rng.standard_normal(t.shape).astype(t.dtype.np)
+    info = np.iinfo(t.dtype.np)
+    return rng.integers(int(info.min), int(info.max) + 1, size=t.shape).astype(t.dtype.np)
+
+
+def run_reference(graph: Graph, seed: int = 0) -> dict[Tensor, np.ndarray]:
+    """Every tensor in its own array, ops in the graph's order."""
+    rng = np.random.default_rng(seed)
+    values = {t: _fill(t, rng) for t in graph.inputs}
+    for op in graph.ops:
+        if ops.REGISTRY[op.kind].alias:
+            values[op.outputs[0]] = values[op.inputs[0]].reshape(op.outputs[0].shape)
+            continue
+        values[op.outputs[0]] = np.zeros(op.outputs[0].shape, op.outputs[0].dtype.np)
+        execute(op, values, backward=False)
+    return values
+
+
+def run_in_arena(graph: Graph, plan: Plan, seed: int = 0) -> dict[Tensor, np.ndarray]:
+    """Every tensor a view into one arena at its planned offset, ops in the plan's order.
+
+    Returns a copy of each op's output taken right after the op ran.
+    """
+    rng = np.random.default_rng(seed)
+    arena = np.zeros(plan.arena_bytes, dtype=np.uint8)
+
+    def view(t: Tensor) -> np.ndarray:
+        o = plan.offsets[t]
+        return arena[o:o + t.nbytes].view(t.dtype.np).reshape(t.shape)
+
+    for t in graph.inputs:
+        view(t)[...] = _fill(t, rng)
+    seen = {}
+    for op in plan.order:
+        values = {t: view(t) for t in [*op.inputs, *op.outputs] if t is not None and not t.is_const}
+        if op in plan.scratch:  # a kernel may scribble over all of its scratch
+            o, size = plan.scratch[op]
+            arena[o:o + size] = 0xA5
+        execute(op, values, backward=op in plan.backward)
+        for t in op.outputs:
+            seen[t] = view(t).copy()
+    return seen
