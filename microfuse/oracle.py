@@ -105,7 +105,8 @@ def _model_bytes(model: Model) -> bytes:
 
 def _interpreter(data: bytes, arena_size: int, preserve: bool):
     runtime = _runtime()
-    config = runtime.InterpreterConfig.kPreserveAllTensors if preserve else runtime.InterpreterConfig.kAllocationRecording
+    configs = runtime.InterpreterConfig
+    config = configs.kPreserveAllTensors if preserve else configs.kAllocationRecording
     with _captured_stderr() as err:
         try:
             return runtime.Interpreter.from_bytes(data, arena_size=arena_size, intrepreter_config=config)
@@ -122,7 +123,8 @@ def _set_inputs(interp, inputs: list[np.ndarray], n_in: int) -> None:
         want_shape, want_dtype = tuple(int(s) for s in d["shape"]), np.dtype(d["dtype"])
         arr = np.asarray(x)
         if arr.dtype != want_dtype or arr.size != int(np.prod(want_shape)):
-            raise TargetError(f"input {i}: model wants {list(want_shape)} {want_dtype}, got {list(arr.shape)} {arr.dtype}")
+            raise TargetError(f"input {i}: model wants {list(want_shape)} {want_dtype}, "
+                              f"got {list(arr.shape)} {arr.dtype}")
         interp.set_input(np.ascontiguousarray(arr.reshape(want_shape)), i)
 
 

@@ -112,7 +112,9 @@ def _space_batch(op: Op, kernel: str) -> Call:
     pads = _ints(op.inputs[2])
     params = dict(in_shape=_c_array(src.shape), out_shape=_c_array(dst.shape), block_h=block[0],
                   block_w=block[1], pad_top=pads[0], pad_left=pads[2],
-                  pad_value=0)  # TFLM never sets the output offset: it pads int8 with 0, not the zero point
+                  # TFLM pads with an output offset it never initializes (arena garbage); the
+                  # meaningful value, as in TFLite, is the output zero point
+                  pad_value=_zero_point(dst))
     return Call(f"{kernel}_{_suffix(src, op)}", "mf_space_batch_params", params, [src], [dst], [op],
                 ("mf_space_batch.c",))
 

@@ -13,6 +13,7 @@ from microfuse.ir import DType, Quant
 from microfuse.lower import lower
 from microfuse.lower.data import mean_multiplier
 from microfuse.ops.attrs import ConcatAttrs, NoAttrs, ReducerAttrs
+from microfuse.testing.host import run_graph
 from tests.kernels._batch import cases, check, rand_quant, single, tensor
 
 DTYPES = pytest.mark.parametrize("dtype", [DType.INT8, DType.FLOAT32], ids=["int8", "float32"])
@@ -68,10 +69,11 @@ def concat_case(rng, dtype):
     return single("CONCATENATION", xs, tensor("y", out_shape, dtype, q), ConcatAttrs(attr_axis))
 
 
-def s2b_case(rng, dtype):
+def s2b_case(rng, dtype, padded: bool = False):
     bh, bw = int(rng.integers(1, 4)), int(rng.integers(1, 4))
     n, c = int(rng.integers(1, 3)), int(rng.integers(1, 4))
-    pads = rng.integers(0, 3, size=(2, 2))
+    # TFLM fills padded positions with an uninitialized value: compare with it unpadded only
+    pads = rng.integers(0, 3, size=(2, 2)) if padded else np.zeros((2, 2), np.int64)
     h = bh * int(rng.integers(1, 4)) - int(pads[0].sum()) % bh
     w = bw * int(rng.integers(1, 4)) - int(pads[1].sum()) % bw
     h, w = max(h, 1), max(w, 1)
@@ -82,6 +84,21 @@ def s2b_case(rng, dtype):
     block = tensor("block", (2,), DType.INT32, data=np.array([bh, bw], np.int32))
     paddings = tensor("paddings", (2, 2), DType.INT32, data=pads.astype(np.int32))
     return single("SPACE_TO_BATCH_ND", [x, block, paddings], tensor("y", out, dtype, x.quant), NoAttrs())
+
+
+def test_space_to_batch_pads_with_the_zero_point():
+    rng = np.random.default_rng(9)
+    for dtype in (DType.INT8, DType.FLOAT32):
+        g = s2b_case(rng, dtype, padded=True)
+        while not g.ops[0].inputs[2].data.any():
+            g = s2b_case(rng, dtype, padded=True)
+        x = g.inputs[0]
+        fill = 1 if dtype == DType.FLOAT32 else 0
+        feed = np.full(x.shape, 7, dtype.np)
+        (out,) = run_graph(g, [feed])
+        pad = 0 if dtype == DType.FLOAT32 else x.quant.zero_point[0]
+        assert set(np.unique(out).tolist()) == {7, pad} or fill and set(np.unique(out).tolist()) == {7.0, 0.0}
+        assert (out == 7).sum() == x.elements
 
 
 def b2s_case(rng, dtype):

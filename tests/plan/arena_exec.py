@@ -14,6 +14,7 @@ from microfuse import ops
 from microfuse.ir import Graph, Op, Tensor
 from microfuse.ops.common import same_pad
 from microfuse.plan import Plan
+from microfuse.plan.inplace import access
 
 
 def _wrap(values: np.ndarray, like: np.ndarray) -> np.ndarray:
@@ -33,6 +34,24 @@ def _taps(o: int, stride: int, pad: int, k: int, dil: int, size: int) -> list[tu
     return [(i, o * stride - pad + i * dil) for i in range(k) if 0 <= o * stride - pad + i * dil < size]
 
 
+def _pixel(op: Op, x: np.ndarray, b: int, rows, cols, cout: int, weights, like) -> np.ndarray:
+    """All output channels of one pixel, reading its window from `x` now."""
+    acc = np.zeros(cout, dtype=np.float64 if like.dtype.kind == "f" else np.int64)
+    best = None
+    for i, iy in rows:
+        for j, ix in cols:
+            v = x[b, iy, ix, :].astype(acc.dtype)
+            if op.kind == "CONV_2D":
+                acc += weights[:, i, j, :] @ v.astype(np.int64)
+            elif op.kind == "DEPTHWISE_CONV_2D":
+                acc += np.repeat(v, cout // len(v)) * weights[0, i, j, :] + 1
+            elif op.kind == "MAX_POOL_2D":
+                best = v if best is None else np.maximum(best, v)
+            else:
+                acc += v
+    return best if op.kind == "MAX_POOL_2D" else acc
+
+
 def _windowed(op: Op, x: np.ndarray, y: np.ndarray, backward: bool, extra) -> None:
     n, h, w, _ = x.shape
     _, oh, ow, cout = y.shape
@@ -45,26 +64,17 @@ def _windowed(op: Op, x: np.ndarray, y: np.ndarray, backward: bool, extra) -> No
     dh, dw = getattr(a, "dilation_h", 1), getattr(a, "dilation_w", 1)
     pt = same_pad(h, kh, a.stride_h, dh, oh) if a.padding == "SAME" else 0
     pl = same_pad(w, kw, a.stride_w, dw, ow) if a.padding == "SAME" else 0
+    staged = access(op, 0).staged
     for u in _units(n * oh * ow, backward):
         b, oy, ox = u // (oh * ow), u // ow % oh, u % ow
         rows, cols = _taps(oy, a.stride_h, pt, kh, dh, h), _taps(ox, a.stride_w, pl, kw, dw, w)
-        acc = np.zeros(cout, dtype=np.float64 if y.dtype.kind == "f" else np.int64)
-        best = None
-        for i, iy in rows:  # all reads of the pixel, then its stores (staged)
-            for j, ix in cols:
-                v = x[b, iy, ix, :].astype(acc.dtype)
-                if op.kind == "CONV_2D":
-                    acc += weights[:, i, j, :] @ v.astype(np.int64)
-                elif op.kind == "DEPTHWISE_CONV_2D":
-                    acc += np.repeat(v, cout // len(v)) * weights[0, i, j, :] + 1
-                elif op.kind == "MAX_POOL_2D":
-                    best = v if best is None else np.maximum(best, v)
-                else:
-                    acc += v
-        if op.kind == "MAX_POOL_2D":
-            acc = best
-        out = acc + extra(u * cout, (u + 1) * cout) if extra else acc
-        y[b, oy, ox, :] = _wrap(out, y)
+        plus = extra(u * cout, (u + 1) * cout) if extra else 0
+        if staged:  # every read of the pixel, then all its stores
+            y[b, oy, ox, :] = _wrap(_pixel(op, x, b, rows, cols, cout, weights, y) + plus, y)
+            continue
+        for k in range(cout):  # the channel loop: re-read the window after each store
+            value = _pixel(op, x, b, rows, cols, cout, weights, y) + plus
+            y[b, oy, ox, k] = _wrap(value[k:k + 1], y)[0]
 
 
 def _fully_connected(op: Op, x: np.ndarray, y: np.ndarray, backward: bool, extra) -> None:

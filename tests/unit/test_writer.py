@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import MODEL_FILES
+from conftest import MODEL_FILES, REPO
 
 from microfuse import oracle
 from microfuse.errors import UnsupportedError
@@ -55,6 +55,20 @@ def test_corpus_round_trip_keeps_graph_and_outputs(path):
     feeds = modelgen.random_input(np.random.default_rng(7), graph)
     for want, got in zip(oracle.run(path, feeds), oracle.run(data, feeds)):
         assert want.dtype == got.dtype and np.array_equal(want, got)
+
+
+EXAMPLES = sorted((REPO / "examples").glob("*.tflite"))
+
+
+def test_example_models_exist_and_round_trip():
+    """examples/make_models.py's output (made with TensorFlow's converter) reads, writes and runs."""
+    assert {p.name for p in EXAMPLES} >= {"tiny_cnn_int8.tflite", "residual_int8.tflite", "sine_float.tflite"}
+    for path in EXAMPLES:
+        graph = read(path)
+        data = writer.write(graph)
+        assert_same_graph(graph, read(data))
+        feeds = modelgen.random_input(np.random.default_rng(8), graph)
+        assert all(np.array_equal(a, b) for a, b in zip(oracle.run(path, feeds), oracle.run(data, feeds)))
 
 
 def test_rewriting_is_a_fixpoint():
