@@ -86,7 +86,6 @@ def report(m: Model, board: dict | None = None, firmware: dict | None = None, be
 
 
 def _liveness(m: Model, groups, root, outputs) -> dict[str, dict]:
-    step_of = {i: s for s, g in enumerate(groups) for i in g}
     buffers: dict[str, dict] = {}
     for name in m.inputs:
         buffers[name] = {"bytes": _nbytes(m.inputs[name]), "first": 0, "last": 0, "kind": "activation"}
@@ -103,7 +102,6 @@ def _liveness(m: Model, groups, root, outputs) -> dict[str, dict]:
     last = len(groups) - 1
     for name in outputs:
         buffers[root[name]]["last"] = last
-    del step_of
     return buffers
 
 
@@ -120,7 +118,8 @@ def _place(buffers, m: Model, groups, root) -> tuple[dict[str, int], dict[str, s
             o = buffers[other]
             if over.get(name) == other or over.get(other) == name:
                 continue
-            if b["first"] <= o["last"] and o["first"] <= b["last"] and offset < at + o["bytes"] and at < offset + b["bytes"]:
+            alive_together = b["first"] <= o["last"] and o["first"] <= b["last"]
+            if alive_together and offset < at + o["bytes"] and at < offset + b["bytes"]:
                 return True
         return False
 

@@ -21,6 +21,8 @@ def softmax_exp_table(input_scale: float, beta: float) -> np.ndarray:
     the element (d beyond diff_min): as PreprocessSoftmaxScaling + CalculateInputRadius."""
     real = min(beta * input_scale * (1 << (31 - SCALED_DIFF_INTEGER_BITS)), (1 << 31) - 1.0)
     mult, left_shift = quantize_multiplier(real)
+    if left_shift < 0:
+        raise UnsupportedError(f"softmax input scale x beta {input_scale * beta:g} is too small for TFLM's kernel")
     radius = math.floor(((1 << SCALED_DIFF_INTEGER_BITS) - 1) * (1 << (31 - SCALED_DIFF_INTEGER_BITS))
                         / 2.0 ** left_shift)
     diff_min = -radius

@@ -20,8 +20,19 @@ class Block:
     w: str
     h: str
     css: str  # fixed class names only
-    overlay: str  # "", "inplace" or "partial": drawn hatched over the block
     label: str
+    tooltip: str
+
+
+@dataclass(frozen=True)
+class Shared:
+    """Arena bytes two buffers share during a step: an output written over an input that dies there."""
+
+    x: str
+    y: str
+    w: str
+    h: str
+    pattern: str  # "inplace" (same offset and size) or "partial"
     tooltip: str
 
 
@@ -54,6 +65,7 @@ class Timeline:
     plot_y1: str
     columns: tuple[Column, ...]
     blocks: tuple[Block, ...]
+    shared: tuple[Shared, ...]
     levels: tuple[Level, ...]
     xticks: tuple[Tick, ...]
     yticks: tuple[Tick, ...]
@@ -103,13 +115,14 @@ def build(report: dict) -> Timeline:
     xs = StepAxis.fit(LEFT, n)
     ys = ByteAxis.fit(TOP, PLOT_H, max([arena, bound, 1, *ends, *alive]))
     blocks = _blocks(report, entries, xs, ys)
+    shared = _shared(entries, xs, ys)
     warnings = []
     if ends and max(ends) > arena:
         warnings.append(f"buffers reach {count(max(ends))} bytes, beyond the arena's {count(arena)} bytes")
     return Timeline(
         width=num(LEFT + xs.width + 24), height=num(TOP + PLOT_H + BOTTOM),
         plot_x0=num(LEFT), plot_x1=num(LEFT + xs.width), plot_y0=num(TOP), plot_y1=num(TOP + PLOT_H),
-        columns=_columns(report, steps, xs, n), blocks=tuple(blocks),
+        columns=_columns(report, steps, xs, n), blocks=tuple(blocks), shared=tuple(shared),
         levels=_levels(arena, bound, ys),
         xticks=tuple(Tick(num(t.pos), t.text) for t in xs.ticks()),
         yticks=tuple(Tick(num(t.pos), t.text) for t in ys.ticks()),
@@ -132,10 +145,36 @@ def _blocks(report: dict, entries: list, xs: StepAxis, ys: ByteAxis) -> list[Blo
         h = max(y_bottom - y_top, 1.5)  # a tiny tensor stays visible
         w = max(x1 - x0, 2)
         label = clip(short_name(e.get("tensor", "")), int(w / 6.6)) if w >= 44 and h >= 13 else ""
-        overlay = {"in-place": "inplace", "partial": "partial"}.get(e.get("overlaps") or "", "")
         blocks.append(Block(num(x0), num(y_bottom - h), num(w), num(h), _kind_css(e, inputs, outputs),
-                            overlay, label, _tooltip(e, tensors)))
+                            label, _tooltip(e, tensors)))
     return blocks
+
+
+def _span(e: dict) -> tuple[int, int, int, int]:
+    start = int(e.get("offset", 0))
+    return int(e.get("first_step", 0)), int(e.get("last_step", 0)), start, start + int(e.get("bytes", 0))
+
+
+def _shared(entries: list, xs: StepAxis, ys: ByteAxis) -> list[Shared]:
+    """Every region where two buffers alive at the same step share bytes, found from the geometry
+    itself (a correct plan allows this only where a kernel writes over an input it is done with)."""
+    spans = [_span(e) for e in entries]
+    found = []
+    for i, (f1, l1, a1, b1) in enumerate(spans):
+        for j in range(i + 1, len(spans)):
+            f2, l2, a2, b2 = spans[j]
+            first, last, low, high = max(f1, f2), min(l1, l2), max(a1, a2), min(b1, b2)
+            if first > last or low >= high:
+                continue
+            old, new = (i, j) if (f1, i) <= (f2, j) else (j, i)
+            same = (a1, b1) == (a2, b2)
+            how = "in place" if same else f"partial overlap of {count(high - low)} bytes"
+            tip = (f"{entries[new].get('tensor')} is written over {entries[old].get('tensor')} "
+                   f"at step {first}{'' if first == last else f'..{last}'} ({how})")
+            y_top = ys.y(high)
+            found.append(Shared(num(xs.x(first) + 1), num(y_top), num(max(xs.x(last + 1) - xs.x(first) - 2, 2)),
+                                num(max(ys.y(low) - y_top, 1.5)), "inplace" if same else "partial", tip))
+    return found
 
 
 def _columns(report: dict, steps: list, xs: StepAxis, n: int) -> tuple[Column, ...]:
@@ -156,11 +195,14 @@ def _columns(report: dict, steps: list, xs: StepAxis, n: int) -> tuple[Column, .
 
 
 def _levels(arena: int, bound: int, ys: ByteAxis) -> tuple[Level, ...]:
-    # the peak label sits above its line and the bound's below, so equal values stay readable
+    # the upper line's label sits above it and the lower's below, so close values stay readable
     peak_y, bound_y = ys.y(arena), ys.y(bound)
+    peak_above = arena >= bound
     return (
-        Level(num(bound_y), "level-bound", f"lower bound {count(bound)} B", num(bound_y + 13), bound),
-        Level(num(peak_y), "level-peak", f"peak = arena {count(arena)} B", num(peak_y - 5), arena),
+        Level(num(bound_y), "level-bound", f"lower bound {count(bound)} B",
+              num(bound_y + 14 if peak_above else bound_y - 5), bound),
+        Level(num(peak_y), "level-peak", f"peak = arena {count(arena)} B",
+              num(peak_y - 5 if peak_above else peak_y + 14), arena),
     )
 
 

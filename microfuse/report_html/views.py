@@ -95,18 +95,21 @@ def stats(report: dict) -> list[Stat]:
     ops, calls = report.get("source_ops"), report.get("kernel_calls")
     fusion = report.get("fusion") or []
     fused = sum(1 for f in fusion if f.get("decision") == "fused")
-    over = f"+{percent(arena - bound, bound)} over the lower bound" if arena and bound else ""
+    over = _versus_bound(arena, bound)
     tiles = [
         Stat("ops → kernel calls", f"{count(ops)} → {count(calls)}",
              f"{fused} fusion{'s' if fused != 1 else ''} applied, {len(fusion) - fused} declined" if fusion else ""),
         Stat("compute", f"{si(report.get('macs'))} MACs", f"{count(report.get('macs'))} multiply-accumulates"),
-        Stat("arena (SRAM)", human_bytes(arena), f"{count(arena)} B; lower bound {count(bound)} B {over}".strip(),
-             "accent"),
+        Stat("arena (SRAM)", human_bytes(arena), f"{count(arena)} B; lower bound {count(bound)} B{over}", "accent"),
     ]
     tflm = report.get("tflm_arena_bytes")
+    baseline = ((report.get("plan") or {}).get("savings") or {}).get("baseline_bytes")
     if tflm:
-        tiles.append(Stat("TFLM arena", human_bytes(tflm), f"{count(tflm)} B; microfuse uses "
+        tiles.append(Stat("TFLM arena", human_bytes(tflm), f"{count(tflm)} B measured; microfuse needs "
                           f"{percent(arena, tflm)} of it"))
+    elif baseline:
+        tiles.append(Stat("TFLM-like plan", human_bytes(baseline), f"{count(baseline)} B greedy by size, whole "
+                          f"tensors; microfuse needs {percent(arena, baseline)} of it"))
     flash = f"{count(report.get('weights_bytes'))} B of constants"
     fw = report.get("firmware")
     if fw:
@@ -203,8 +206,21 @@ def decisions(report: dict) -> list[Decision]:
                      str(f.get("reason", ""))) for f in report.get("fusion") or []]
 
 
+def _versus_bound(arena, bound) -> str:
+    if not arena or not bound:
+        return ""
+    if arena == bound:
+        return ", reached"
+    if arena > bound:
+        return f", +{percent(arena - bound, bound)} above it"
+    return f"; {percent(bound - arena, bound)} below it by writing outputs over dying inputs"
+
+
+SAVING_NAMES = {"in_place": "in place", "overlap": "overlapping outputs with dying inputs",
+                "reorder": "reordering the calls", "search": "placement search"}
+
+
 def savings(report: dict) -> list[tuple[str, str]]:
+    """Bytes the planner saved by cause (the baseline itself is shown as a tile, not a saving)."""
     s = (report.get("plan") or {}).get("savings") or {}
-    names = {"in_place": "in-place (output over a dead input)", "overlap": "partial overlap",
-             "reorder": "reordering the calls"}
-    return [(names.get(k, str(k)), count(v)) for k, v in s.items()]
+    return [(SAVING_NAMES.get(k, str(k).replace("_", " ")), count(v)) for k, v in s.items() if k != "baseline_bytes"]

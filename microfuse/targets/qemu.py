@@ -170,12 +170,12 @@ class QemuSession:
         except OSError:
             return ""
 
-    def _exit_text(self) -> str | None:
-        """Why QEMU ended, as one line, or None while it runs."""
+    def _exit_text(self, wait: float = 1.0) -> str | None:
+        """Why QEMU ended, as one line, or None while it runs (after `wait` seconds)."""
         if self.proc is None:
             return None
         try:
-            code = self.exit_code = self.proc.wait(timeout=1.0)
+            code = self.exit_code = self.proc.wait(timeout=wait)
         except subprocess.TimeoutExpired:
             return None
         if code == EXIT_HARDFAULT:
@@ -196,7 +196,8 @@ class QemuSession:
                     pass
                 self.kill()
                 raise TargetError(f"firmware crashed (HardFault) on board '{self.board.name}'") from None
-            why = self._exit_text()
+            # A closed link usually means QEMU is exiting: give it a moment to say why.
+            why = self._exit_text(wait=1.0 if "closed" in str(e) else 0.05)
             if why is not None:
                 self.kill()
                 raise TargetError(why) from None

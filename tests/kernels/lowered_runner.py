@@ -54,7 +54,8 @@ def run_ours(cases: list[Case], workdir: Path | None = None) -> list[np.ndarray]
         files = sorted({f for call in calls for f in call.files})
         cmd = ["gcc", *STRICT, *SANITIZE, "-O1", "-I", str(RUNTIME / "include"), str(src),
                *(str(RUNTIME / "src" / f) for f in files), "-o", str(exe), "-lm"]
-        subprocess.run(cmd, check=True, capture_output=True, text=True)
+        built = subprocess.run(cmd, capture_output=True, text=True)
+        assert built.returncode == 0, f"gcc failed on the kernel program:\n{built.stderr[-3000:]}"
         feed = b"".join(np.ascontiguousarray(x).tobytes() for c in cases for x in c.inputs)
         done = subprocess.run([str(exe)], input=feed, capture_output=True, timeout=120)
         if done.returncode != 0:

@@ -13,7 +13,7 @@ from lowered_runner import (corpus_cases, RUNTIME, STRICT, Case, act_quant, case
                             float_tensor, geometry, have, int8_weights, int32_bias, out_quant, run_ours, single_op,
                             weight_quant)
 from microfuse.errors import UnsupportedError
-from microfuse.ir import DType, Tensor
+from microfuse.ir import DType, Quant, Tensor
 from microfuse.lower import lower
 from microfuse.ops.attrs import ConvAttrs
 
@@ -80,7 +80,7 @@ def test_conv2d_lowering_folds_input_offset_into_bias():
     assert call.files == ("mf_conv2d_s8.c",)
 
 
-def test_conv2d_int4_filter_is_refused():
+def test_conv2d_unquantized_int8_filter_is_refused():
     rng = np.random.default_rng(SEED)
     case = conv_case(rng, 0, DType.INT8)
     op = case.graph.ops[0]
@@ -96,6 +96,23 @@ def test_corpus_conv_ops_match_tflm():
     assert compare(cases, run_ours(cases)) == []
 
 
+def test_activation_clamp_is_quantized_in_float32_like_tflite():
+    """1 / 0.011695906519889832 is 85.49999936 in double but 85.5 in float32: TFLite computes
+    the RELU_N1_TO_1 clamp in float32, so the clamp is [-86, 86], not [-85, 85]."""
+    rng = np.random.default_rng(SEED)
+    scale = 0.011695906519889832
+    xq, wq = Quant((0.05,), (0,)), Quant((0.01,), (0,))
+    x = Tensor("input", (1, 2, 2, 4), DType.INT8, xq)
+    w = Tensor("weights", (8, 1, 1, 4), DType.INT8, wq, int8_weights(rng, (8, 1, 1, 4)))
+    y = Tensor("output", (), DType.INT8, Quant((scale,), (0,)))
+    graph = single_op("CONV_2D", [x, w, None], y, ConvAttrs("VALID", 1, 1, "RELU_N1_TO_1"))
+    assert (lower(graph.ops[0]).params["act_min"], lower(graph.ops[0]).params["act_max"]) == (-86, 86)
+    case = Case("clamp", graph, [rng.integers(-128, 128, size=x.shape).astype(np.int8)])
+    ours = run_ours([case])
+    assert ours[0].max() == 86 and ours[0].min() == -86
+    assert compare([case], ours) == []
+
+
 # -- every C source of the MAC families compiles clean -----------------------------------------
 
 FAMILY_SOURCES = sorted(p for pattern in ("mf_conv2d_*.c", "mf_dwconv2d_*.c", "mf_fc_*.c", "mf_pool_*.c")
@@ -104,12 +121,12 @@ ARM = ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"]
 
 
 def _compile_all(cc: str, flags: list[str], tmp: Path) -> None:
+    """One compiler run over every source (objects land in tmp)."""
     assert FAMILY_SOURCES, "no kernel sources found"
-    for src in FAMILY_SOURCES:
-        cmd = [cc, *STRICT, "-O2", *flags, "-I", str(RUNTIME / "include"), "-c", str(src),
-               "-o", str(tmp / (src.stem + ".o"))]
-        done = subprocess.run(cmd, capture_output=True, text=True)
-        assert done.returncode == 0, f"{src.name}: {done.stderr}"
+    cmd = [cc, *STRICT, "-O2", *flags, "-I", str(RUNTIME / "include"), "-c", *map(str, FAMILY_SOURCES)]
+    done = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
+    assert done.returncode == 0, done.stderr
+    assert len(list(tmp.glob("*.o"))) == len(FAMILY_SOURCES)
 
 
 def test_sources_compile_clean_with_gcc(tmp_path):

@@ -85,3 +85,34 @@ def test_corpus_pool_ops_match_tflm():
     cases = corpus_cases(("AVERAGE_POOL_2D", "MAX_POOL_2D"), np.random.default_rng(SEED))
     assert cases
     assert compare(cases, run_ours(cases)) == []
+
+
+@pytest.mark.parametrize("dtype", [DType.INT8, DType.FLOAT32], ids=str)
+def test_mac_chain_through_the_whole_pipeline(dtype):
+    """conv -> depthwise -> average pool -> max pool -> dense, built, planned, emitted and run
+    by microfuse.testing.host (the real emitter formats our params), equal to TFLM."""
+    from microfuse import oracle
+    from microfuse.ops.attrs import ConvAttrs, DepthwiseAttrs, FullyConnectedAttrs
+    from microfuse.testing import host
+    from microfuse.tflite import writer
+
+    rng = np.random.default_rng(SEED)
+    net = modelgen.Net("mac_chain", rng)
+    x = net.input((1, 11, 9, 3))
+    x = net.op("CONV_2D", [x, net.weights((6, 3, 3, 3), 27, 0), net.bias(6)],
+               ConvAttrs("SAME", 2, 1, "RELU", 1, 2), per_channel=True)
+    x = net.op("DEPTHWISE_CONV_2D", [x, net.weights((1, 3, 3, 12), 9, 3), net.bias(12)],
+               DepthwiseAttrs("VALID", 1, 1, 2, "RELU6"), per_channel=True)
+    x = net.op("AVERAGE_POOL_2D", [x], PoolAttrs("SAME", 1, 1, 2, 2))
+    x = net.op("MAX_POOL_2D", [x], PoolAttrs("SAME", 2, 2, 2, 2, "RELU"))
+    x = net.op("FULLY_CONNECTED", [x, net.weights((5, 12), 12, 0), net.bias(5)], FullyConnectedAttrs())
+    graph = net.finish([x], dtype)
+    samples = [modelgen.random_input(rng, graph) for _ in range(3)]
+    ours = host.run_graph(graph, samples)
+    for sample, (got,) in zip(samples, ours):
+        (want,) = oracle.run(writer.write(graph), sample)
+        want = want.reshape(got.shape)
+        if dtype == DType.FLOAT32:
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+        else:
+            np.testing.assert_array_equal(got, want)

@@ -34,22 +34,34 @@ def _taps(o: int, stride: int, pad: int, k: int, dil: int, size: int) -> list[tu
     return [(i, o * stride - pad + i * dil) for i in range(k) if 0 <= o * stride - pad + i * dil < size]
 
 
-def _pixel(op: Op, x: np.ndarray, b: int, rows, cols, cout: int, weights, like) -> np.ndarray:
-    """All output channels of one pixel, reading its window from `x` now."""
-    acc = np.zeros(cout, dtype=np.float64 if like.dtype.kind == "f" else np.int64)
-    best = None
-    for i, iy in rows:
-        for j, ix in cols:
-            v = x[b, iy, ix, :].astype(acc.dtype)
-            if op.kind == "CONV_2D":
-                acc += weights[:, i, j, :] @ v.astype(np.int64)
-            elif op.kind == "DEPTHWISE_CONV_2D":
-                acc += np.repeat(v, cout // len(v)) * weights[0, i, j, :] + 1
-            elif op.kind == "MAX_POOL_2D":
-                best = v if best is None else np.maximum(best, v)
-            else:
-                acc += v
-    return best if op.kind == "MAX_POOL_2D" else acc
+def _pixel(op: Op, x: np.ndarray, b: int, rows, cols, cout: int, weights, like,
+           k: slice = slice(None)) -> np.ndarray:
+    """Output channels `k` of one pixel, reading its whole window from `x` now."""
+    win = x[b][np.ix_([iy for _, iy in rows], [ix for _, ix in cols])]  # the reads (a copy)
+    win = win.astype(np.float64 if like.dtype.kind == "f" else np.int64)
+    if op.kind == "MAX_POOL_2D":
+        return win.max(axis=(0, 1))[k]
+    if op.kind == "AVERAGE_POOL_2D":
+        return win.sum(axis=(0, 1))[k]
+    taps = weights[:, [i for i, _ in rows]][:, :, [j for j, _ in cols]]
+    if op.kind == "CONV_2D":
+        return np.einsum("ijc,kijc->k", win, taps[k])
+    spread = np.repeat(win, cout // win.shape[2], axis=2)  # depthwise: channel c' reads c'/mult
+    return ((spread * taps[0]).sum(axis=(0, 1)) + 1)[k]
+
+
+def _hits_own_window(x: np.ndarray, y: np.ndarray, b: int, rows, cols, u: int) -> bool:
+    """Whether output pixel u's bytes intersect the bytes of its input window (by address)."""
+    _, h, w, cin = x.shape
+    row = cin * x.itemsize
+    out_lo = y.ctypes.data + u * y.shape[3] * y.itemsize
+    out_hi = out_lo + y.shape[3] * y.itemsize
+    for _, iy in rows:
+        for _, ix in cols:
+            lo = x.ctypes.data + ((b * h + iy) * w + ix) * row
+            if lo < out_hi and out_lo < lo + row:
+                return True
+    return False
 
 
 def _windowed(op: Op, x: np.ndarray, y: np.ndarray, backward: bool, extra) -> None:
@@ -68,13 +80,15 @@ def _windowed(op: Op, x: np.ndarray, y: np.ndarray, backward: bool, extra) -> No
     for u in _units(n * oh * ow, backward):
         b, oy, ox = u // (oh * ow), u // ow % oh, u % ow
         rows, cols = _taps(oy, a.stride_h, pt, kh, dh, h), _taps(ox, a.stride_w, pl, kw, dw, w)
-        plus = extra(u * cout, (u + 1) * cout) if extra else 0
-        if staged:  # every read of the pixel, then all its stores
+        plus = extra(u * cout, (u + 1) * cout) if extra else np.zeros(cout, np.int64)
+        if staged or not _hits_own_window(x, y, b, rows, cols, u):
+            # staged: every read of the pixel, then all its stores; an unstaged channel loop
+            # computes the same when no store of the pixel lands on its own window
             y[b, oy, ox, :] = _wrap(_pixel(op, x, b, rows, cols, cout, weights, y) + plus, y)
             continue
-        for k in range(cout):  # the channel loop: re-read the window after each store
-            value = _pixel(op, x, b, rows, cols, cout, weights, y) + plus
-            y[b, oy, ox, k] = _wrap(value[k:k + 1], y)[0]
+        for c in range(cout):  # the channel loop: re-read the window after each store
+            value = _pixel(op, x, b, rows, cols, cout, weights, y, slice(c, c + 1)) + plus[c]
+            y[b, oy, ox, c] = _wrap(value, y)[0]
 
 
 def _fully_connected(op: Op, x: np.ndarray, y: np.ndarray, backward: bool, extra) -> None:

@@ -20,6 +20,7 @@ from conftest import MODEL_FILES
 from microfuse import ops
 from microfuse.errors import MicrofuseError
 from microfuse.tflite import read_bytes
+from microfuse.tflite import schema as S
 
 SEEDS = range(8)  # one test per seed: pytest-xdist spreads them over cores
 MAX_SECONDS = 1.0
@@ -226,15 +227,16 @@ _tensor = st.builds(
     quantized_dimension=st.integers(-1, 5),
     shape_signature=st.one_of(st.none(), _dims),
 )
-_option = st.tuples(st.sampled_from(["i8", "i32", "f32", "bool"]), st.integers(-3, 8))
+_option = st.one_of(st.tuples(st.sampled_from(["i8", "i32"]), st.integers(-3, 8)),
+                    st.tuples(st.just("f32"), st.floats(width=32)), st.tuples(st.just("bool"), st.booleans()))
 _op = st.builds(
     OpSpec,
     opcode_index=st.integers(0, 3),
     inputs=st.lists(st.integers(-2, 5), max_size=4),
     outputs=st.lists(st.integers(-1, 5), max_size=2),
-    options_type=st.one_of(st.sampled_from(sorted(set(S_OPTIONS.values()))), st.integers(0, 130)),
+    options_type=st.one_of(st.sampled_from(sorted(S.OPTIONS_TYPE_CODE.values())), st.integers(0, 130)),
     options=st.one_of(st.none(), st.lists(_option, max_size=8)),
-) if (S_OPTIONS := __import__("microfuse.tflite.schema", fromlist=["x"]).OPTIONS_TYPE_CODE) else None
+)
 _code = st.builds(
     CodeSpec,
     deprecated=st.one_of(st.none(), st.integers(-128, 127)),

@@ -331,3 +331,59 @@ def test_constant_types():
     spec = add_model(tensors=t, buffers=[b"", np.array([7, -70000], "<i4").tobytes()])
     c = read_bytes(spec.build()).ops[0].inputs[1]
     assert c.dtype == DType.INT32 and c.data.tolist() == [7, -70000]
+
+
+# -- options tables against TFLite's own generated schema code (an independent source) --------------
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(w[:1].upper() + w[1:] for w in rest)
+
+
+def _sample(kind: str, slot: int):
+    """A distinct, non-default value per field, so a slot mix-up cannot go unnoticed."""
+    return {"i8": 1 + slot % 3, "u8": 2 + slot, "i32": 11 + slot, "f32": 0.5 + slot,
+            "bool": slot % 2 == 0, "i32[]": [slot + 1, -1, 3]}[kind]
+
+
+@pytest.mark.parametrize("table_name", sorted(S.OPTIONS_FIELDS))
+def test_options_fields_match_tflite_schema(table_name):
+    import flatbuffers
+    from ai_edge_litert import schema_py_generated as G
+
+    from microfuse.tflite.flatbuf import FlatBuffer
+    from microfuse.tflite.reader import _decode_options
+
+    fields = S.OPTIONS_FIELDS[table_name]
+    theirs = getattr(G, table_name + "T")()
+    # Ours may stop before newer trailing fields (e.g. FullyConnectedOptions.quant_spec).
+    assert [_camel(f.name) for f in fields] == list(vars(theirs))[:len(fields)], "field names and slot order"
+    assert S.OPTIONS_TYPE_CODE[table_name] == getattr(G.BuiltinOptions, table_name)
+    expected = {}
+    for slot, f in enumerate(fields):
+        expected[f.name] = _sample(f.kind, slot)
+        setattr(theirs, _camel(f.name), expected[f.name])
+    b = flatbuffers.Builder(256)
+    b.Finish(theirs.Pack(b))
+    slots = {f.name: i for i, f in enumerate(fields)}
+    table = FlatBuffer(bytes(b.Output())).root(table_name, slots)
+    assert _decode_options(table, fields, table_name) == expected
+    # and an absent table gives the schema's defaults
+    defaults = {f.name: getattr(getattr(G, table_name + "T")(), _camel(f.name)) for f in fields}
+    defaults = {k: DEFAULT_OVERRIDES.get((table_name, k), [] if v is None else v) for k, v in defaults.items()}
+    assert _decode_options(None, fields, table_name) == defaults
+
+
+# Deliberate departures from schema.fbs defaults: TFLite's SHAPE kernel rejects the schema's
+# out_type default (0, FLOAT32) and converters always write INT32 or INT64; schema.py assumes INT32.
+DEFAULT_OVERRIDES = {("ShapeOptions", "out_type"): S.TENSOR_TYPE_CODE["INT32"]}
+
+
+def test_schema_enums_match_tflite_schema():
+    from ai_edge_litert import schema_py_generated as G
+
+    for name, code in S.BUILTIN_CODE.items():
+        assert getattr(G.BuiltinOperator, name) == code, name
+    for code, name in S.TENSOR_TYPES.items():
+        assert getattr(G.TensorType, name) == code, name

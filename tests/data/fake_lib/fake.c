@@ -17,10 +17,10 @@ void *fake_output(int i)
 
 int fake_invoke(void)
 {
-    /* Test knob: in1[1] == 0x5A makes invoke spin in1[0] << 22 times, long
-       enough to wrap a 24-bit SysTick, so tests can check wrap counting. */
+    /* Test knob: in1[1] == 0x5A makes invoke spin in1[0] << 16 times, long
+       enough to wrap a shortened SysTick, so tests can check wrap counting. */
     if (arena[25] == 0x5Au) {
-        for (uint32_t i = 0, n = (uint32_t)arena[24] << 22; i < n; i++) {
+        for (uint32_t i = 0, n = (uint32_t)arena[24] << 16; i < n; i++) {
             __asm__ volatile("" ::: "memory");
         }
     }
