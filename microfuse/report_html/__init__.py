@@ -56,4 +56,5 @@ def render_inspect(data: dict) -> str:
                    f"{count(data.get('weights_bytes'))} B of constants"),
     ]
     return _ENV.get_template("inspect.html.j2").render(
-        d=data, stats=stats, graph=graphs.inspect_graph(data), chart=alive_chart.build(data), ops=ops)
+        model=str(data.get("model") or "model"), stats=stats, graph=graphs.inspect_graph(data),
+        chart=alive_chart.build(data), ops=views.op_rows(data))

@@ -224,3 +224,31 @@ def savings(report: dict) -> list[tuple[str, str]]:
     """Bytes the planner saved by cause (the baseline itself is shown as a tile, not a saving)."""
     s = (report.get("plan") or {}).get("savings") or {}
     return [(SAVING_NAMES.get(k, str(k).replace("_", " ")), count(v)) for k, v in s.items() if k != "baseline_bytes"]
+
+
+@dataclass(frozen=True)
+class OpRow:
+    """One op of an inspected model, as the inspect page lists it."""
+
+    index: str
+    op: str
+    inputs: tuple[tuple[str, str], ...]  # (name, "shape dtype"), constants in parentheses
+    outputs: tuple[tuple[str, str], ...]
+    macs: str
+    alive_bytes: str
+
+
+def _inspect_tensor(t: dict) -> tuple[str, str]:
+    text = f"{shape(t.get('shape'))} {t.get('dtype', '')}"
+    return str(t.get("name", "")), f"({text})" if t.get("const") else text
+
+
+def op_rows(data: dict) -> list[OpRow]:
+    rows = []
+    for op in data.get("ops") or []:
+        act = op.get("activation") or "NONE"
+        rows.append(OpRow(str(op.get("index", "")), f"{op.get('op', '')}" + ("" if act == "NONE" else f" + {act}"),
+                          tuple(_inspect_tensor(t) for t in op.get("inputs") or []),
+                          tuple(_inspect_tensor(t) for t in op.get("outputs") or []),
+                          count(op.get("macs")), count(op.get("alive_bytes"))))
+    return rows

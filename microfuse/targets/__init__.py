@@ -16,3 +16,20 @@ def require_tool(tool: str, install: str) -> str:
     if path is None:
         raise TargetError(f"{tool} not found: install it with `{install}`")
     return path
+
+
+def open_session(board, elf=None, port: str | None = None, expect_model: str | None = None):
+    """A context manager with .invoke(inputs) -> (outputs, count): QEMU for a QEMU board
+    (needs elf), else the serial port of a real board (needs port)."""
+    from microfuse.targets.qemu import QemuSession
+    from microfuse.targets.serial_link import BoardSession
+
+    if board.is_host:
+        raise TargetError(f"board '{board.name}' runs on the host: use microfuse.targets.host")
+    if board.is_qemu and port is None:
+        if elf is None:
+            raise TargetError(f"board '{board.name}' runs under QEMU: it needs the firmware ELF")
+        return QemuSession(board, elf, expect_model=expect_model)
+    if port is None:
+        raise TargetError(f"board '{board.name}' is a real board: give its serial port (e.g. --port /dev/ttyACM0)")
+    return BoardSession(board, port, expect_model=expect_model)

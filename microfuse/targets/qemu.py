@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import serial
 
 from microfuse.boards import Board
 from microfuse.errors import TargetError
@@ -62,7 +63,7 @@ class QemuSession:
         self.link: SerialLink | None = None
         self.info: FirmwareInfo | None = None
         self.exit_code: int | None = None  # QEMU's status once it has ended
-        self._logdir = tempfile.TemporaryDirectory(prefix="microfuse-qemu-")
+        self._logdir: tempfile.TemporaryDirectory | None = None
 
     # ---- life cycle ----
 
@@ -82,6 +83,7 @@ class QemuSession:
 
     def start(self) -> FirmwareInfo:
         """Start QEMU, connect to the UART and check the firmware with HELLO."""
+        self._logdir = tempfile.TemporaryDirectory(prefix="microfuse-qemu-")
         for attempt in range(PORT_TRIES):
             port = free_port()
             self._spawn(port)
@@ -119,7 +121,8 @@ class QemuSession:
                 self.exit_code = code if self.exit_code is None else self.exit_code
             except subprocess.TimeoutExpired:
                 pass
-        self._logdir.cleanup()
+        if self._logdir is not None:
+            self._logdir.cleanup()
 
     # ---- use ----
 
@@ -148,8 +151,6 @@ class QemuSession:
 
     def _connect(self, port: int):
         """pyserial socket:// to QEMU's UART, or None if QEMU died before listening."""
-        import serial
-
         deadline = time.monotonic() + BOOT_TIMEOUT_S
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:

@@ -256,3 +256,37 @@ def _open(port: str, baud: int):
         return serial.serial_for_url(port, baudrate=baud, timeout=1.0)
     except (OSError, ValueError, serial.SerialException) as e:
         raise TargetError(f"cannot open serial port {port}: {e}") from None
+
+
+class BoardSession:
+    """A real board on a serial port, with QemuSession's interface:
+
+        with BoardSession(board, "/dev/ttyACM0", expect_model="kws") as s:
+            outputs, count = s.invoke([input_bytes])
+
+    count is in CPU cycles (the board's SysTick) at its reset clock."""
+
+    def __init__(self, board, port: str, expect_model: str | None = None, timeout: float = 30.0):
+        self.board, self.port, self.expect_model, self.timeout = board, port, expect_model, timeout
+        self.link: SerialLink | None = None
+        self.info: FirmwareInfo | None = None
+
+    def __enter__(self) -> "BoardSession":
+        self.link = SerialLink(self.port, baud=self.board.baud or 115200, timeout=self.timeout)
+        try:
+            self.info = self.link.check_firmware(self.expect_model)
+        except BaseException:
+            self.link.close()
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.link is not None:
+            self.link.close()
+
+    def invoke(self, inputs) -> tuple[list[bytes], int]:
+        data = [b if isinstance(b, (bytes, bytearray)) else b.tobytes() for b in inputs]
+        outputs, ticks, rc = self.link.invoke(data)
+        if rc != 0:
+            raise TargetError(f"model invoke() returned {rc} on board '{self.board.name}'")
+        return outputs, self.board.count_from_ticks(ticks)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import stat
 import struct
 from pathlib import Path
 
@@ -61,9 +62,12 @@ def load(path: str | Path) -> Graph:
 
 def _read_file(path: Path) -> bytes:
     try:
-        size = path.stat().st_size
-        if path.is_dir():
+        info = path.stat()
+        if stat.S_ISDIR(info.st_mode):
             raise ModelError(f"{path}: is a directory, not a .tflite file")
+        if not stat.S_ISREG(info.st_mode):  # a FIFO or /dev/zero would hang or never end
+            raise ModelError(f"{path}: not a regular file")
+        size = info.st_size
         if size > MAX_FILE_BYTES:
             raise UnsupportedError(f"{path}: {size} bytes is larger than the 2 GiB a flatbuffer can address")
         return path.read_bytes()

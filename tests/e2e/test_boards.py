@@ -172,6 +172,13 @@ def test_missing_toolchain_names_the_packages(tmp_path, monkeypatch):
                             "`apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi`")
 
 
+def test_missing_qemu_says_how_to_install(tmp_path, monkeypatch):
+    from microfuse.targets.qemu import qemu_command
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(TargetError, match=r"^qemu-system-arm not found: install it with `apt-get install qemu-system-arm`$"):
+        qemu_command(load_board("qemu-mps2-an386"), tmp_path / "fw.elf", 4444)
+
+
 def test_host_board_has_no_firmware(tmp_path):
     with pytest.raises(TargetError, match="has no firmware"):
         firmware.build_firmware(load_board("host"), FAKE_LIB, "fake", tmp_path)

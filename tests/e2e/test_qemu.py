@@ -4,6 +4,8 @@ import dataclasses
 import os
 import random
 import shutil
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -12,7 +14,8 @@ from microfuse.boards import load_board
 from microfuse.errors import TargetError
 from microfuse.targets import serial_link as sl
 from microfuse.targets.firmware import build_firmware
-from microfuse.targets.qemu import EXIT_HARDFAULT, QemuSession
+from microfuse.targets.qemu import EXIT_HARDFAULT, QemuSession, free_port, qemu_command
+from microfuse.targets.serial_link import BoardSession
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 QEMU_BOARDS = ["qemu-mps2-an385", "qemu-mps2-an386", "qemu-mps2-an500", "qemu-mps3-an547", "qemu-microbit"]
@@ -130,3 +133,40 @@ def test_firmware_rejects_corrupt_requests_and_resyncs(fake_elf, name):
 def test_missing_elf(tmp_path):
     with pytest.raises(TargetError, match="does not exist"):
         QemuSession(load_board("qemu-mps2-an386"), tmp_path / "none.elf")
+
+
+def test_board_session_is_the_same_serial_code_on_any_url(fake_elf):
+    """BoardSession (what a real /dev/ttyACM0 uses) against QEMU's UART URL."""
+    board = load_board("qemu-mps2-an386")
+    port = free_port()
+    proc = subprocess.Popen(qemu_command(board, fake_elf[board.name], port), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        url = f"socket://127.0.0.1:{port}"
+        session = None
+        for _ in range(500):
+            try:
+                session = BoardSession(board, url, expect_model="fake").__enter__()
+                break
+            except TargetError as e:
+                assert "cannot open serial port" in str(e)
+                time.sleep(0.01)
+        outputs, count = session.invoke([bytes(24), bytes(8)])
+        assert outputs == [bytes([1] * 24), bytes([1] * 8)] and count > 0
+        session.link.exit()
+        session.__exit__(None, None, None)
+        assert proc.wait(timeout=10) == 0
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_open_session_picks_qemu_or_serial(fake_elf, tmp_path):
+    from microfuse.targets import open_session
+    assert isinstance(open_session(load_board("qemu-microbit"), fake_elf["qemu-microbit"]), QemuSession)
+    assert isinstance(open_session(load_board("nrf52840dk"), port="/dev/ttyACM0"), BoardSession)
+    with pytest.raises(TargetError, match="give its serial port"):
+        open_session(load_board("nrf52840dk"), tmp_path / "x.elf")
+    with pytest.raises(TargetError, match="^serial port /dev/ttyMICROFUSE7 does not exist$"):
+        with open_session(load_board("nrf52840dk"), port="/dev/ttyMICROFUSE7"):
+            pass

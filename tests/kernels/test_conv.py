@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lowered_runner import (corpus_cases, RUNTIME, STRICT, Case, act_quant, cases_count, compare, feed,
-                            float_tensor, geometry, have, int8_weights, int32_bias, out_quant, run_ours, single_op,
-                            weight_quant)
+from lowered_runner import (RUNTIME, STRICT, act_quant, Case, cases_count, compare, corpus_cases, feed,
+                            float_tensor, geometry, have, int32_bias, int8_weights, out_quant, run_ours,
+                            single_op, weight_quant)
 from microfuse.errors import UnsupportedError
 from microfuse.ir import DType, Quant, Tensor
 from microfuse.lower import lower

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lowered_runner import (corpus_cases, Case, act_quant, cases_count, compare, feed, float_tensor, geometry, int8_weights,
-                            int32_bias, out_quant, run_ours, single_op, weight_quant)
+from lowered_runner import (act_quant, Case, cases_count, compare, corpus_cases, feed, float_tensor,
+                            geometry, int32_bias, int8_weights, out_quant, run_ours, single_op, weight_quant)
 from microfuse.ir import DType, Graph, Op, Quant, Tensor
 from microfuse.lower import lower
 from microfuse.ops.attrs import DepthwiseAttrs

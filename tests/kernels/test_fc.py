@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lowered_runner import (corpus_cases, ACTIVATIONS, Case, act_quant, cases_count, compare, feed, float_tensor, int8_weights,
-                            int32_bias, out_quant, run_ours, single_op, weight_quant)
+from lowered_runner import (ACTIVATIONS, act_quant, Case, cases_count, compare, corpus_cases, feed,
+                            float_tensor, int32_bias, int8_weights, out_quant, run_ours, single_op,
+                            weight_quant)
 from microfuse import quant
 from microfuse.errors import UnsupportedError
 from microfuse.ir import DType, Quant, Tensor

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lowered_runner import corpus_cases, ACTIVATIONS, Case, act_quant, cases_count, compare, feed, run_ours, single_op
+from lowered_runner import (ACTIVATIONS, act_quant, Case, cases_count, compare, corpus_cases, feed, run_ours,
+                            single_op)
 from microfuse.ir import DType, Tensor
 from microfuse.lower import lower
 from microfuse.ops.attrs import PoolAttrs

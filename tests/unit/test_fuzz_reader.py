@@ -16,6 +16,9 @@ import time
 
 import pytest
 from conftest import MODEL_FILES
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from tflite_builder import CodeSpec, ModelSpec, OpSpec, TensorSpec
 
 from microfuse import ops
 from microfuse.errors import MicrofuseError
@@ -211,10 +214,6 @@ def test_unmutated_corpus_reads():
 
 # -- structured fuzzing: well-formed flatbuffers with random field values ------------------------------
 
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-from tflite_builder import CodeSpec, ModelSpec, OpSpec, TensorSpec  # noqa: E402
-
 _dims = st.lists(st.one_of(st.integers(-2, 6), st.sampled_from([0, 1 << 20, (1 << 31) - 1])), max_size=5)
 _tensor = st.builds(
     TensorSpec,
@@ -231,7 +230,7 @@ _option = st.one_of(st.tuples(st.sampled_from(["i8", "i32"]), st.integers(-3, 8)
                     st.tuples(st.just("f32"), st.floats(width=32)), st.tuples(st.just("bool"), st.booleans()))
 _op = st.builds(
     OpSpec,
-    opcode_index=st.integers(0, 3),
+    opcode_index=st.integers(0, 2),
     inputs=st.lists(st.integers(-2, 5), max_size=4),
     outputs=st.lists(st.integers(-1, 5), max_size=2),
     options_type=st.one_of(st.sampled_from(sorted(S.OPTIONS_TYPE_CODE.values())), st.integers(0, 130)),
@@ -240,8 +239,8 @@ _op = st.builds(
 _code = st.builds(
     CodeSpec,
     deprecated=st.one_of(st.none(), st.integers(-128, 127)),
-    builtin=st.one_of(st.none(), st.sampled_from([0, 1, 2, 3, 4, 9, 17, 22, 25, 34, 40, 43, 45, 70, 77, 83, 98, 114]),
-                      st.integers(-5, 220)),
+    builtin=st.one_of(st.none(), st.sampled_from(sorted(S.BUILTIN_CODE[k] for k in ops.supported_ops()
+                                                        if k in S.BUILTIN_CODE)), st.integers(-5, 220)),
     custom=st.one_of(st.none(), st.text(max_size=6)),
 )
 _model = st.builds(

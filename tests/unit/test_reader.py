@@ -196,6 +196,11 @@ def test_directory(tmp_path):
         read(tmp_path)
 
 
+def test_not_a_regular_file():
+    with pytest.raises(ModelError, match="/dev/zero: not a regular file"):
+        read("/dev/zero")
+
+
 def test_not_a_model():
     _fails(b"# microfuse\n\nA TinyML toolchain.\n", ModelError, r"not a TFLite model \(file identifier")
     _fails(b"TFL3", ModelError, "too short")

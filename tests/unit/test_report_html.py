@@ -242,3 +242,23 @@ def test_inspect_page_for_a_real_model():
     graph = page.by_id("graph-source")["attrs"]
     assert int(graph["data-nodes"]) == 13 + 2 and int(graph["data-edges"]) == 14
     assert f"{data['lower_bound_bytes']:,}" in " ".join(e["text"] for e in page.elements)
+
+
+def test_empty_inputs_render_a_page():
+    assert "<svg id=\"memory-timeline\"" in render({})
+    assert "<svg id=\"alive-chart\"" in render_inspect({})
+
+
+def test_timeline_beyond_the_arena_is_reported(chain):
+    wrong = copy.deepcopy(chain)
+    wrong["arena_bytes"] = chain["arena_bytes"] - 100
+    html = render(wrong)
+    assert f"beyond the arena&#39;s {wrong['arena_bytes']:,} bytes" in html
+
+
+def test_inspect_page_escapes_tensor_names():
+    data = inspect_graph(load(model("mlperf_kws_dscnn_int8")), "<kws>.tflite").to_json()
+    data["ops"][0]["inputs"][0]["name"] = "<script>x</script>"
+    html = render_inspect(data)
+    assert "<script" not in html and "&lt;script&gt;x&lt;/script&gt;" in html and "&lt;kws&gt;.tflite" in html
+    Page(html)

@@ -100,3 +100,46 @@ def residual() -> Graph:
     side = b.conv(z, 16, k=1, stride=2)
     main = b.conv(b.conv(z, 16, stride=2), 16)
     return b.graph([b.add(side, main)])
+
+
+UNARY = ["RELU", "RELU6", "LOGISTIC", "TANH", "HARD_SWISH"]
+
+
+def random_graph(draw, st, max_ops: int = 8) -> Graph:
+    """A random graph with branches (hypothesis `draw` and `strategies` passed in)."""
+    b = Builder(draw(st.sampled_from([DType.INT8, DType.FLOAT32])), seed=draw(st.integers(0, 9)))
+    x = b.input((1, draw(st.integers(1, 5)), draw(st.integers(1, 5)), draw(st.integers(1, 3))))
+    pool = [x]
+    for _ in range(draw(st.integers(1, max_ops))):
+        src = draw(st.sampled_from(pool))
+        kind = draw(st.sampled_from(["conv", "dw", "unary", "add", "pool", "reshape", "requant"]))
+        if kind == "conv":
+            t = b.conv(src, draw(st.integers(1, 3)), draw(st.sampled_from([1, 3])), draw(st.integers(1, 2)))
+        elif kind == "dw":
+            t = b.dw(src, draw(st.sampled_from([1, 3])), draw(st.integers(1, 2)), mult=draw(st.integers(1, 2)))
+        elif kind == "unary":
+            t = b.unary(src, draw(st.sampled_from(UNARY)))
+        elif kind == "add":
+            same = [p for p in pool if p.shape == src.shape and p.dtype == src.dtype]
+            other = draw(st.sampled_from(same)) if draw(st.booleans()) else b.input((1, 1, 1, src.shape[3]))
+            other.dtype = src.dtype
+            t = b.add(src, other, draw(st.sampled_from(["ADD", "SUB", "MUL"])))
+        elif kind == "pool":
+            t = b.pool(src, 2, 2, "SAME", draw(st.sampled_from(["AVERAGE_POOL_2D", "MAX_POOL_2D"])))
+        elif kind == "reshape":
+            n, h, w, c = src.shape
+            t = b.reshape(src, (n, w, h, c))
+        elif src.dtype == DType.INT8:
+            t = b.op("QUANTIZE", [b.op("DEQUANTIZE", [src], None, DType.FLOAT32)], None, DType.INT8)
+        else:
+            t = b.op("DEQUANTIZE", [b.op("QUANTIZE", [src], None, DType.INT8)], None, DType.FLOAT32)
+        pool.append(t)
+    outs = [pool[-1]]
+    if draw(st.booleans()) and len(pool) > 2:
+        extra = draw(st.sampled_from(pool[1:-1]))
+        if extra not in outs:
+            outs.append(extra)
+    if draw(st.booleans()):
+        flat = b.reshape(outs[0], (1, outs[0].elements))
+        outs[0] = b.fc(flat, draw(st.integers(1, 6)))
+    return b.graph(outs)
