@@ -32,8 +32,38 @@ def graph_section(graph) -> dict:
     return {"source": source, "tensors": tensors}
 
 
+def timeline_section(plan) -> tuple[list[dict], list[dict]]:
+    """Buffers as rectangles (steps x arena bytes) and the bytes alive at each step."""
+    from . import ops as opdefs
+
+    overlap = {id(u.output): "in-place" if u.shift == 0 and u.output.nbytes == u.input.nbytes else "partial"
+               for u in plan.overlaps}
+    timeline = [{
+        "tensor": b.name, "offset": b.offset, "bytes": b.size, "first_step": b.first, "last_step": b.last,
+        "kind": "scratch" if b.scratch_of is not None else "activation",
+        "overlaps": next((overlap[id(t)] for t in b.tensors if id(t) in overlap), None),
+        "aliases": [t.name for t in b.tensors if t.name != b.name],
+    } for b in plan.buffers]
+    steps, call = [], 0
+    for step, op in enumerate(plan.order):
+        is_call = not opdefs.REGISTRY[op.kind].alias
+        steps.append({"step": step, "call": call if is_call else None,
+                      "alive_bytes": sum(b.size for b in plan.alive_at(step))})
+        call += is_call
+    return timeline, steps
+
+
+def plan_section(plan) -> dict:
+    s = plan.savings
+    return {"arena_bytes": plan.arena_bytes, "lower_bound_bytes": plan.lower_bound_bytes,
+            "overlap_bound_bytes": plan.overlap_bound_bytes, "peak_step": plan.peak_step,
+            "savings": {"baseline_bytes": s.baseline_bytes, "reorder": s.reorder, "overlap": s.overlap,
+                        "search": s.search}}
+
+
 def build_report(compiled, banner: str) -> dict:
     plan, offsets = compiled.plan, compiled.plan.offsets
+    timeline, steps = timeline_section(plan)
     calls = [{
         "index": i,
         "kernel": c.kernel,
@@ -60,6 +90,10 @@ def build_report(compiled, banner: str) -> dict:
         "inputs": [_tensor(t, offsets) for t in compiled.graph.inputs],
         "outputs": [_tensor(t, offsets) for t in compiled.graph.outputs],
         "graph": graph_section(compiled.source),
+        "timeline": timeline,
+        "steps": steps,
+        "plan": plan_section(plan),
+        "fusion": list(getattr(compiled, "fusion", [])),
         "board": None,
         "firmware": None,
         "bench": None,

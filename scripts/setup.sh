@@ -17,6 +17,9 @@ if [ -n "$missing" ]; then
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $APT_PACKAGES >/dev/null
 fi
 
+# Headless chromium renders report.html in the browser tests.
+command -v chromium >/dev/null || ./scripts/install_chromium.sh
+
 PYTHON="${PYTHON:-python3}"
 if ! "$PYTHON" -c "import microfuse, pytest, xdist, hypothesis, tflite_micro" 2>/dev/null; then
     echo "setup: installing microfuse with its test extra (pip)"

@@ -15,6 +15,7 @@ from .. import __version__
 from ..ir import DType, Tensor
 from ..lower import Call, ConstArray
 from ..report import build_report
+from ..report_html import render as render_html
 
 RUNTIME = Path(__file__).resolve().parents[2] / "runtime_c"
 ALWAYS_FILES: tuple[str, ...] = ()
@@ -167,6 +168,7 @@ def emit(compiled, out: Path) -> None:
     _copy_runtime(context["runtime"], out)
     report = build_report(compiled, banner)
     (out / "report.json").write_text(json.dumps(report, indent=1) + "\n")
+    (out / "report.html").write_text(render_html(report), encoding="utf-8")
 
 
 def _copy_runtime(files: list[str], out: Path) -> None:

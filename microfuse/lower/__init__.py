@@ -37,8 +37,14 @@ class Call:
     sources: list[Op]
     files: tuple[str, ...]  # runtime_c/src/*.c this kernel needs (mf_common is always added)
     scratch: int = 0
-    macs: int = 0
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def macs(self) -> int:
+        """Multiply-accumulates of the source ops (conv, depthwise and fully-connected count)."""
+        from .. import ops
+
+        return sum(ops.macs(op) for op in self.sources)
 
     @property
     def label(self) -> str:

@@ -121,7 +121,7 @@ def float_act(op: Op) -> dict[str, float]:
 
 def make_call(kernel: Kernel, op: Op, params: dict[str, object]) -> Call:
     return Call(kernel.name, kernel.params_type, params, [op.inputs[0]], [op.outputs[0]], [op],
-                (kernel.file,), macs=ops.macs(op))
+                (kernel.file,))
 
 
 # -- CONV_2D ----------------------------------------------------------------------------------------

@@ -102,8 +102,7 @@ def lower_mean(op: Op) -> Call:
         mult, shift = mean_multiplier(float(src.quant.scale[0]), float(dst.quant.scale[0]), count)
         params.update(input_zero_point=_zero_point(src), output_zero_point=_zero_point(dst),
                       multiplier=mult, shift=shift)
-    return Call(f"mf_mean_{_suffix(src, op)}", "mf_mean_params", params, [src], [dst], [op], ("mf_mean.c",),
-                macs=src.elements)
+    return Call(f"mf_mean_{_suffix(src, op)}", "mf_mean_params", params, [src], [dst], [op], ("mf_mean.c",))
 
 
 def _space_batch(op: Op, kernel: str) -> Call:

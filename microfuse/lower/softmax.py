@@ -56,7 +56,7 @@ def lower_softmax_s8(op: Op) -> Call:
     table = softmax_exp_table(float(src.quant.scale[0]), float(np.float32(op.attrs.beta)))
     return Call("mf_softmax_s8", "mf_softmax_s8_params",
                 dict(outer=outer, depth=depth, exp_lut=ConstArray("exp_lut", table)),
-                [src], [dst], [op], ("mf_softmax_s8.c",), macs=src.elements)
+                [src], [dst], [op], ("mf_softmax_s8.c",))
 
 
 @lowering("SOFTMAX", DType.FLOAT32)
@@ -64,4 +64,4 @@ def lower_softmax_f32(op: Op) -> Call:
     src, dst = op.inputs[0], op.outputs[0]
     outer, depth = _rows(op)
     return Call("mf_softmax_f32", "mf_softmax_f32_params", dict(outer=outer, depth=depth, beta=float(op.attrs.beta)),
-                [src], [dst], [op], ("mf_softmax_f32.c",), macs=src.elements)
+                [src], [dst], [op], ("mf_softmax_f32.c",))

@@ -106,6 +106,9 @@ def _seed_orders(items: list[Item]) -> list[list[int]]:
         sorted(n, key=lambda i: (-items[i].size * (items[i].last - items[i].first + 1), i)),
         sorted(n, key=lambda i: (items[i].first, -items[i].size, i)),
         sorted(n, key=lambda i: (-items[i].last, -items[i].size, i)),
+        # forward overlaps put an output below its input: place later buffers first
+        sorted(n, key=lambda i: (-items[i].size, -items[i].first, i)),
+        sorted(n, key=lambda i: (-items[i].first, -items[i].size, i)),
     ]
 
 

@@ -71,34 +71,36 @@ def _regions(graph: Graph, plan: Plan) -> None:
         raise PlanError("plan check: the order is not a permutation of the graph's ops")
 
 
+def _store_times(acc: Access, when: np.ndarray, dst_at: int, arena: int) -> np.ndarray:
+    """Per arena byte, the run position of the unit that stores it (n + 1: never stored)."""
+    n = acc.units
+    times = np.full(arena + 1, n + 1, dtype=np.int64)
+    if n and acc.w_lo[0] == 0 and np.all(acc.w_lo[1:] == acc.w_hi[:-1]):
+        per_byte = np.repeat(when, acc.w_hi - acc.w_lo)  # consecutive stores: vectorised
+        times[dst_at:dst_at + len(per_byte)] = per_byte
+        return times
+    for u in range(n):
+        lo, hi = dst_at + acc.w_lo[u], dst_at + acc.w_hi[u]
+        times[lo:hi] = np.minimum(times[lo:hi], when[u])
+    return times
+
+
 def _replay(acc: Access, src_at: int, dst_at: int, backward: bool, arena: int) -> int | None:
     """First unit (in run order) whose reads follow a store to one of its bytes, else None."""
     n = acc.units
-    run = np.arange(n)[::-1] if backward else np.arange(n)
-    when = np.empty(n, dtype=np.int64)
-    when[run] = np.arange(n)  # run position of each unit
-    store_time = np.full(arena + 1, n + 1, dtype=np.int64)
-    for u in range(n) if n <= 64 else ():  # small: plain loop, no layout assumption
-        store_time[dst_at + acc.w_lo[u]:dst_at + acc.w_hi[u]] = np.minimum(
-            store_time[dst_at + acc.w_lo[u]:dst_at + acc.w_hi[u]], when[u])
-    if n > 64:
-        if acc.w_lo[0] != 0 or np.any(acc.w_lo[1:] != acc.w_hi[:-1]):
-            raise PlanError("plan check: the access declaration's stores are not consecutive")
-        per_byte = np.repeat(when, acc.w_hi - acc.w_lo)
-        store_time[dst_at:dst_at + len(per_byte)] = per_byte
+    when = np.arange(n)[::-1].copy() if backward else np.arange(n)  # run position of each unit
+    store = _store_times(acc, when, dst_at, arena)
     reads = acc.r_lo < acc.r_hi
-    lo, hi = src_at + acc.r_lo[reads], src_at + acc.r_hi[reads]
-    if len(lo) == 0:
+    if not reads.any():
         return None
-    pairs = np.empty(2 * len(lo), dtype=np.int64)
-    pairs[0::2], pairs[1::2] = lo, hi
-    earliest = np.minimum.reduceat(store_time, pairs)[0::2]
+    spans = np.empty(2 * int(reads.sum()), dtype=np.int64)
+    spans[0::2], spans[1::2] = src_at + acc.r_lo[reads], src_at + acc.r_hi[reads]
+    earliest = np.minimum.reduceat(store, spans)[0::2]  # first store into each unit's read span
     mine = when[reads]
     bad = earliest < mine if acc.staged else earliest <= mine
     if not bad.any():
         return None
-    units = np.flatnonzero(reads)[bad]
-    return int(units[np.argmin(mine[bad])])
+    return int(np.flatnonzero(reads)[bad][np.argmin(mine[bad])])
 
 
 def check(graph: Graph, plan: Plan) -> None:

@@ -7,7 +7,7 @@ import numpy as np
 from microfuse import ops
 from microfuse.ir import DType, Graph, Op, Quant, Tensor
 from microfuse.ops.attrs import (ActivationAttrs, ConvAttrs, DepthwiseAttrs, FullyConnectedAttrs,
-                                 NoAttrs, PoolAttrs, ReshapeAttrs)
+                                 PoolAttrs, ReshapeAttrs)
 
 Q = Quant((0.05,), (0,))
 
@@ -116,7 +116,8 @@ def random_graph(draw, st, max_ops: int = 8) -> Graph:
         if kind == "conv":
             t = b.conv(src, draw(st.integers(1, 3)), draw(st.sampled_from([1, 3])), draw(st.integers(1, 2)))
         elif kind == "dw":
-            t = b.dw(src, draw(st.sampled_from([1, 3])), draw(st.integers(1, 2)), mult=draw(st.integers(1, 2)))
+            k, stride = draw(st.sampled_from([1, 3])), draw(st.integers(1, 2))
+            t = b.dw(src, k, stride, mult=draw(st.integers(1, 2)))
         elif kind == "unary":
             t = b.unary(src, draw(st.sampled_from(UNARY)))
         elif kind == "add":

@@ -68,7 +68,8 @@ def test_first_fit_respects_every_pair(inst):
 def test_hill_climb_is_valid_no_worse_than_greedy_and_repeatable(inst):
     items, rules, align = inst
     forbid = allocate.forbidden(items, rules)
-    greedy = allocate.arena_size(items, allocate.first_fit(items, forbid, allocate.greedy_by_size(items), align))
+    order = allocate.greedy_by_size(items)
+    greedy = allocate.arena_size(items, allocate.first_fit(items, forbid, order, align))
     _, offsets = allocate.hill_climb(items, forbid, align, target=0, seed=3, iterations=60)
     assert _violations(items, rules, offsets, align) == []
     assert allocate.arena_size(items, offsets) <= greedy

@@ -138,3 +138,31 @@ def test_constant_alias_is_refused():
     graph.ops[-1].outputs.append(Tensor("folded", (1, 4), w.dtype, w.quant))
     with pytest.raises(PlanError, match="aliases a constant"):
         plan(graph)
+
+
+def test_forward_only_plans_stay_small_and_fast():
+    # what a build gets while kernels cannot run backward; KWS then drifts (see inplace.py)
+    for name, limit in (("mlperf_ic_resnet8_int8", 34_000), ("mlperf_vww_mobilenetv1_96_int8", 40_000),
+                        ("mlperf_kws_dscnn_int8", 10_048)):
+        graph = read(model(name))
+        start = time.perf_counter()
+        p = plan(graph, allow_backward=False)
+        assert time.perf_counter() - start < 1.0
+        assert not p.backward and p.arena_bytes <= limit
+
+
+def test_fused_residual_operand_is_overwritten_in_place():
+    # a conv that absorbed the residual add reads the skip tensor element by element
+    b = Builder()
+    x = b.input((1, 6, 6, 4))
+    skip = b.unary(x, "RELU")
+    y = b.conv(skip, 4)
+    conv = b.ops[-1]
+    z = b.conv(y, 4, k=1)
+    fused = b.ops[-1]
+    fused.inputs.append(skip)  # epilogue operand: slot 3, the output's shape
+    graph = b.graph([z])
+    p = plan(graph)
+    assert any(u.op is fused and u.input is skip and u.shift == 0 for u in p.overlaps)
+    assert _same_values(graph, p) == []
+    assert conv in p.order
