@@ -65,8 +65,11 @@ def compile_model(model: str | Path | bytes | Graph, options: Options = Options(
     ops.check_supported(graph)
     _check_io(graph)
     calls = {id(op): lowering.lower(op) for op in graph.ops if not ops.REGISTRY[op.kind].alias}
-    memory = plan.plan(graph, arena_limit=options.arena_limit, allow_backward=False,
-                       scratch=lambda op: calls[id(op)].scratch if id(op) in calls else 0)
+    memory = plan.plan(graph, arena_limit=options.arena_limit,
+                       scratch=lambda op: calls[id(op)].scratch if id(op) in calls else 0,
+                       allow_backward=lambda op: id(op) in calls and calls[id(op)].reversible)
+    for op in memory.backward:
+        calls[id(op)].params["reverse"] = 1
     ordered = [calls[id(op)] for op in memory.order if id(op) in calls]
     path = "" if isinstance(model, (bytes, Graph)) else str(model)
     return Compiled(options.name, source, graph, ordered, memory, options, path)

@@ -37,6 +37,7 @@ class Call:
     sources: list[Op]
     files: tuple[str, ...]  # runtime_c/src/*.c this kernel needs (mf_common is always added)
     scratch: int = 0
+    reversible: bool = False  # params has `reverse`: the kernel can run its units last first
     notes: list[str] = field(default_factory=list)
 
     @property

@@ -22,6 +22,7 @@ class Kernel:
     params_type: str
     file: str
     fits: Callable[[Op], bool] = lambda op: True
+    reversible: bool = False  # has a `reverse` params field: can run last pixel first
 
 
 def pick(table: list[Kernel], op: Op) -> Kernel:
@@ -35,7 +36,7 @@ def pick(table: list[Kernel], op: Op) -> Kernel:
 
 CONV_S8 = [Kernel("mf_conv2d_s8", "mf_conv2d_s8_params", "mf_conv2d_s8.c")]
 CONV_F32 = [Kernel("mf_conv2d_f32", "mf_conv2d_f32_params", "mf_conv2d_f32.c")]
-DWCONV_S8 = [Kernel("mf_dwconv2d_s8", "mf_dwconv2d_s8_params", "mf_dwconv2d_s8.c")]
+DWCONV_S8 = [Kernel("mf_dwconv2d_s8", "mf_dwconv2d_s8_params", "mf_dwconv2d_s8.c", reversible=True)]
 DWCONV_F32 = [Kernel("mf_dwconv2d_f32", "mf_dwconv2d_f32_params", "mf_dwconv2d_f32.c")]
 
 
@@ -120,8 +121,10 @@ def float_act(op: Op) -> dict[str, float]:
 
 
 def make_call(kernel: Kernel, op: Op, params: dict[str, object]) -> Call:
+    if kernel.reversible:
+        params = {**params, "reverse": 0}  # the build sets 1 if the plan runs it backward
     return Call(kernel.name, kernel.params_type, params, [op.inputs[0]], [op.outputs[0]], [op],
-                (kernel.file,))
+                (kernel.file,), reversible=kernel.reversible)
 
 
 # -- CONV_2D ----------------------------------------------------------------------------------------

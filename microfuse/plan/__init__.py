@@ -131,16 +131,19 @@ def _limit_error(plan: Plan, limit: int) -> PlanError:
 
 
 def plan(graph: Graph, arena_limit: int | None = None, align: int = 16,
-         scratch: Callable[[Op], int] | None = None, allow_backward: bool = True,
+         scratch: Callable[[Op], int] | None = None,
+         allow_backward: bool | Callable[[Op], bool] = True,
          seed: int = 0, max_states: int = 20_000) -> Plan:
     """Plan the arena for `graph` (see the module docstring); raise PlanError over `arena_limit`.
 
     scratch(op) gives the bytes of scratch an op's kernel needs during its step.
-    allow_backward=False keeps every kernel running forward (fewer overlaps).
+    allow_backward (for all ops, or per op) says which kernels can run last unit first;
+    False keeps every kernel running forward (fewer overlaps).
     """
     if align < 1:
         raise PlanError(f"alignment must be a positive number of bytes, got {align}")
-    bufs = liveness.build(graph, scratch, allow_backward)
+    backward = allow_backward if callable(allow_backward) else (lambda op: bool(allow_backward))
+    bufs = liveness.build(graph, scratch, backward)
     given = list(graph.ops)
     chosen = schedule.best_order(bufs, max_states)
     tried = [_place(bufs, given, align, seed)]

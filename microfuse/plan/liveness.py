@@ -81,7 +81,7 @@ def _alias_roots(graph: Graph) -> dict[Tensor, Tensor]:
 
 
 def build(graph: Graph, scratch: Callable[[Op], int] | None = None,
-          allow_backward: bool = True) -> Buffers:
+          allow_backward: Callable[[Op], bool] = lambda op: True) -> Buffers:
     """Group tensors into buffers, note producers, consumers, scratch and overlap candidates."""
     root = _alias_roots(graph)
     producer = {t: op for op in graph.ops for t in op.outputs if t not in root}
@@ -119,7 +119,8 @@ def build(graph: Graph, scratch: Callable[[Op], int] | None = None,
     return Buffers(graph, buffers, of, made, reads, pairs)
 
 
-def _pairs(op: Op, of: dict[Tensor, Buffer], read: list[Buffer], allow_backward: bool) -> list[Pair]:
+def _pairs(op: Op, of: dict[Tensor, Buffer], read: list[Buffer],
+           allow_backward: Callable[[Op], bool]) -> list[Pair]:
     """Candidate overlaps of op's output over each input buffer whose every read is declared."""
     found = []
     by_slot = {r.slot: r for r in inplace.rules(op)}
@@ -132,7 +133,7 @@ def _pairs(op: Op, of: dict[Tensor, Buffer], read: list[Buffer], allow_backward:
             continue
         rs = [by_slot[i] for i in slots]
         found.append(Pair(op, src, dst, min(r.forward for r in rs), max(r.backward for r in rs), rs))
-    if len(found) > 1 or not allow_backward:
+    if len(found) > 1 or not allow_backward(op):
         # one direction must suit every overlapped input: keep the common forward run only
         for p in found:
             p.backward = None

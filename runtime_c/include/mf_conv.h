@@ -64,6 +64,8 @@ typedef struct {
     const int32_t *bias;     /* [out_c], input offset folded in (never NULL) */
     const int32_t *mult;
     const int32_t *shift;
+    int32_t reverse;         /* 1: output pixels last to first (the planner placed the
+                                output above its input: a backward run) */
 } mf_dwconv2d_s8_params;
 
 typedef struct {
