@@ -10,7 +10,7 @@ from pathlib import Path
 
 from . import lower as lowering
 from . import ops, passes, plan
-from .errors import MicrofuseError, UnsupportedError
+from .errors import MicrofuseError, PlanError, UnsupportedError
 from .ir import Graph
 from .tflite import reader
 
@@ -24,6 +24,7 @@ class Options:
     fuse: bool = True
     passes: tuple[str, ...] | None = None  # None: the whole pipeline
     optimize: str = "balanced"
+    board: str | None = None  # a firmware board: the arena must fit its SRAM; build its firmware too
     command: str = "microfuse build"  # recorded in the generated files' header
 
 
@@ -65,14 +66,29 @@ def compile_model(model: str | Path | bytes | Graph, options: Options = Options(
     ops.check_supported(graph)
     _check_io(graph)
     calls = {id(op): lowering.lower(op) for op in graph.ops if not ops.REGISTRY[op.kind].alias}
-    memory = plan.plan(graph, arena_limit=options.arena_limit,
-                       scratch=lambda op: calls[id(op)].scratch if id(op) in calls else 0,
-                       allow_backward=lambda op: id(op) in calls and calls[id(op)].reversible)
+    try:
+        memory = plan.plan(graph, arena_limit=_arena_limit(options),
+                           scratch=lambda op: calls[id(op)].scratch if id(op) in calls else 0,
+                           allow_backward=lambda op: id(op) in calls and calls[id(op)].reversible)
+    except PlanError as e:
+        if options.board is None:
+            raise
+        raise PlanError(f"{e} (board {options.board}: the arena may use its SRAM less stack and "
+                        "harness)") from None
     for op in memory.backward:
         calls[id(op)].params["reverse"] = 1
     ordered = [calls[id(op)] for op in memory.order if id(op) in calls]
     path = "" if isinstance(model, (bytes, Graph)) else str(model)
     return Compiled(options.name, source, graph, ordered, memory, options, path)
+
+
+def _arena_limit(options: Options) -> int | None:
+    if options.board is None:
+        return options.arena_limit
+    from .boards import load_board
+    from .targets.runner import arena_limit
+
+    return arena_limit(load_board(options.board), options.arena_limit)
 
 
 def _check_io(graph: Graph) -> None:
@@ -98,6 +114,22 @@ def _check_replaceable(out: Path) -> None:
                              "choose another -o")
 
 
+def _firmware(compiled: Compiled, out: Path) -> dict:
+    """For a firmware board: build out/firmware/NAME.elf; the report's board and firmware sections."""
+    if compiled.options.board is None:
+        return {}
+    from .boards import load_board
+    from .targets.firmware import build_firmware, size
+
+    board = load_board(compiled.options.board)
+    info = {"board": {"name": board.name, "flash_bytes": board.flash_bytes, "sram_bytes": board.sram_bytes}}
+    if board.is_host:
+        return info
+    elf = build_firmware(board, out, compiled.name, out / "firmware")
+    (out / "firmware" / "mf_glue.c").unlink()  # harness glue: keeps `cc $(find OUT -name '*.c')` working
+    return {**info, "firmware": {"elf": f"firmware/{elf.name}", **size(elf)}}
+
+
 def build(model: str | Path | bytes | Graph, out_dir: str | Path, options: Options = Options()) -> Compiled:
     """Compile and write the library into out_dir atomically: all files or none."""
     from .emit import c as emit_c
@@ -109,6 +141,7 @@ def build(model: str | Path | bytes | Graph, out_dir: str | Path, options: Optio
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
         emit_c.emit(compiled, staging)
+        emit_c.write_report(compiled, staging, **_firmware(compiled, staging))
         if out.exists():
             shutil.rmtree(out)
         staging.rename(out)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from dataclasses import dataclass
 from typing import Callable
 
@@ -71,36 +72,123 @@ def _options(args: argparse.Namespace):
 def _build_arguments(p: argparse.ArgumentParser) -> None:
     _compile_arguments(p)
     p.add_argument("-o", "--output", help="output folder (default: out/NAME)")
+    p.add_argument("--board", help="also build firmware for this board; the arena must fit its SRAM")
 
 
 def _build(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
     from .build import build
 
-    options = _options(args)
+    options = replace(_options(args), board=args.board)
     out = args.output or f"out/{options.name}"
     c = build(args.model, out, options)
     print(f"built {c.name}: {len(c.source.ops)} ops -> {len(c.calls)} kernel calls, "
           f"arena {c.plan.arena_bytes:,} B (whole-tensor lower bound {c.plan.lower_bound_bytes:,} B), "
           f"{sum(call.macs for call in c.calls):,} MACs -> {out}/")
+    if args.board and (Path(out) / "firmware").exists():
+        print(f"firmware: {out}/firmware/{c.name}.elf")
     return 0
 
 
-# -- verify -----------------------------------------------------------------------------------
-def _verify_arguments(p: argparse.ArgumentParser) -> None:
+# -- verify, run, bench ------------------------------------------------------------------------
+def _board_arguments(p: argparse.ArgumentParser) -> None:
     _compile_arguments(p)
-    p.add_argument("--board", default="host", help="where to run (default: host)")
+    p.add_argument("--board", default="host", help="host, a qemu-* board, or a real board with --port "
+                   "(see `microfuse boards`; default: host)")
+    p.add_argument("--port", help="serial port of a real board, e.g. /dev/ttyACM0")
+
+
+def _verify_arguments(p: argparse.ArgumentParser) -> None:
+    _board_arguments(p)
     p.add_argument("--samples", type=int, default=50, help="random samples besides all-min and all-max")
     p.add_argument("--seed", type=int, default=0, help="seed of the random samples")
     p.add_argument("--sanitize", action="store_true", help="host: build with ASan and UBSan")
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from .verify import verify_host
+    from .verify import verify
 
-    verdict, compiled = verify_host(args.model, args.samples, args.seed, _options(args), args.sanitize)
+    verdict, compiled, counts = verify(args.model, args.board, args.samples, args.seed, _options(args),
+                                       args.sanitize, args.port)
     float_model = any(t.dtype.np.kind == "f" for t in compiled.graph.outputs)
-    print(verdict.line(float_model))
+    print(verdict.line(float_model) + (f" on {args.board}" if args.board != "host" else ""))
     return 0 if verdict.ok else 1
+
+
+def _run_arguments(p: argparse.ArgumentParser) -> None:
+    _board_arguments(p)
+    p.add_argument("--input", required=True, help=".npy (one input) or .npz (arr_0, arr_1, ...)")
+    p.add_argument("--output", help="write the outputs: .npy (one output) or .npz")
+
+
+def _run(args: argparse.Namespace) -> int:
+    from .session import run_once
+
+    outputs, count = run_once(args.model, args.board, args.input, _options(args), args.port)
+    if args.output:
+        from .session import save_arrays
+        save_arrays(args.output, outputs)
+    for i, y in enumerate(outputs):
+        print(f"output {i}: {y.dtype} {list(y.shape)} {y.reshape(-1)[:16].tolist()}"
+              f"{' ...' if y.size > 16 else ''}")
+    if count is not None:
+        print(f"{count:,} instructions" if args.board.startswith("qemu") else f"{count:,} cycles")
+    return 0
+
+
+def _bench_arguments(p: argparse.ArgumentParser) -> None:
+    _board_arguments(p)
+    p.add_argument("--json", action="store_true", help="print JSON for scripts")
+
+
+def _bench(args: argparse.Namespace) -> int:
+    import json
+
+    from .session import bench
+
+    result = bench(args.model, args.board, _options(args), args.port)
+    print(json.dumps(result, indent=1) if args.json else result["text"])
+    return 0
+
+
+# -- flash, boards -----------------------------------------------------------------------------
+def _flash_arguments(p: argparse.ArgumentParser) -> None:
+    _compile_arguments(p)
+    p.add_argument("--board", required=True, help="a real board (see `microfuse boards`)")
+    p.add_argument("-o", "--output", help="keep the build here (default: out/NAME-BOARD)")
+
+
+def _flash(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from .build import build
+    from .targets.flash import flash
+
+    options = replace(_options(args), board=args.board)
+    out = args.output or f"out/{options.name}-{args.board}"
+    compiled = build(args.model, out, options)
+    tool = flash(_board(args.board), f"{out}/firmware/{compiled.name}.elf")
+    print(f"flashed {compiled.name} to {args.board} with {tool}; now: microfuse verify {args.model} "
+          f"--board {args.board} --port /dev/ttyACM0")
+    return 0
+
+
+def _board(name: str):
+    from .boards import load_board
+
+    return load_board(name)
+
+
+def _boards(args: argparse.Namespace) -> int:
+    from .boards import load_all
+
+    for b in load_all():
+        how = "host gcc" if b.is_host else (f"qemu {b.qemu.machine}" if b.is_qemu else
+                                            "flash: " + ", ".join(f.tool for f in b.flashers))
+        sram = f"{b.sram_bytes // 1024:>5} KiB SRAM" if b.sram_bytes else " " * 14
+        print(f"{b.name:20} {b.cpu:12} {sram}  {how}")
+    return 0
 
 
 # -- ops --------------------------------------------------------------------------------------
@@ -119,6 +207,12 @@ COMMANDS: list[Command] = [
             _build_arguments, _build),
     Command("verify", "build, run and compare with TFLite Micro byte for byte",
             _verify_arguments, _verify),
+    Command("run", "build, run one input on a board and print or save the outputs", _run_arguments, _run),
+    Command("bench", "instructions (QEMU) or cycles per inference, in total and per kernel call",
+            _bench_arguments, _bench),
+    Command("flash", "build firmware for a real board and flash it with the board's tool",
+            _flash_arguments, _flash),
+    Command("boards", "list the boards microfuse can build for", lambda p: None, _boards),
     Command("ops", "list the supported TFLite ops", lambda p: None, _ops),
     Command("inspect", "show per-op shapes, MACs, live activation bytes and the arena lower bound",
             _inspect_arguments, _inspect),

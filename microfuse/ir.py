@@ -157,6 +157,12 @@ class Graph:
                 raise ModelError(f"graph output '{t.name}' is never produced")
 
 
+def short_name(name: str, limit: int = 40) -> str:
+    """A readable handle for messages: TFLite joins fused source names with ';', keep the first."""
+    first = name.split(";")[0]
+    return first if len(first) <= limit else first[:limit - 3] + "..."
+
+
 def _check_shapes(op: Op) -> None:
     """Outputs must have the shape and dtype the op's own rule gives."""
     from . import ops as opdefs  # late import: ops depends on ir

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
@@ -107,22 +107,37 @@ def read_trace(path: Path) -> dict[int, np.ndarray]:
     return calls
 
 
-def verify_host(model: str | Path, n: int = 50, seed: int = 0, options: Options = Options(),
-                sanitize: bool = False) -> tuple[Verdict, Compiled]:
-    """Build for the host, run n random + 2 extreme samples, compare with TFLM."""
-    from .targets.host import compile_program
+def verify(model: str | Path, board: str = "host", n: int = 50, seed: int = 0, options: Options = Options(),
+           sanitize: bool = False, port: str | None = None) -> tuple[Verdict, Compiled, list[int]]:
+    """Build for `board`, run n random + 2 extreme samples there, compare with TFLM.
+
+    Returns the verdict, the compiled model and the per-sample instruction/cycle counts
+    (empty on the host). A mismatch is traced call by call in a host build of the same C."""
+    from .boards import load_board
+    from .targets.runner import open_runner
 
     model_bytes = Path(model).read_bytes()
+    target = load_board(board)
+    options = replace(options, board=None if target.is_host else board)
     with tempfile.TemporaryDirectory(prefix="mf-verify-") as tmp:
         lib = Path(tmp) / "lib"
         compiled = build(model, lib, options)
         samples = make_samples(compiled.graph, n, seed)
-        program = compile_program(lib, compiled.name, compiled.graph, Path(tmp) / "prog", sanitize=sanitize)
-        verdict = compare(model_bytes, samples, program.run(samples))
+        elf = lib / "firmware" / f"{compiled.name}.elf"
+        with open_runner(target, lib, compiled.name, compiled.graph, Path(tmp), elf=elf, port=port,
+                         sanitize=sanitize) as runner:
+            verdict = compare(model_bytes, samples, runner.run(samples))
         if not verdict.ok:
-            traced = compile_program(lib, compiled.name, compiled.graph, Path(tmp) / "trace", trace=True)
-            trace_file = Path(tmp) / "trace.bin"
-            traced.run([samples[verdict.first_bad]], trace_file=trace_file)
-            verdict.detail = first_difference(compiled, read_trace(trace_file), model_bytes,
-                                              samples[verdict.first_bad])
-    return verdict, compiled
+            verdict.detail = _trace_first_difference(compiled, lib, Path(tmp), model_bytes,
+                                                     samples[verdict.first_bad])
+    return verdict, compiled, runner.counts
+
+
+def _trace_first_difference(compiled: Compiled, lib: Path, tmp: Path, model_bytes: bytes,
+                            sample: list[np.ndarray]) -> str:
+    from .targets.host import compile_program
+
+    traced = compile_program(lib, compiled.name, compiled.graph, tmp / "trace", trace=True)
+    trace_file = tmp / "trace.bin"
+    traced.run([sample], trace_file=trace_file)
+    return first_difference(compiled, read_trace(trace_file), model_bytes, sample)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -23,3 +25,10 @@ def models() -> list[Path]:
     """Every corpus model; an empty corpus is a failure, not a skip."""
     assert MODEL_FILES, f"no .tflite models found in {MODELS}"
     return MODEL_FILES
+
+
+CI = os.environ.get("CI") == "true"
+_MISSING_ARM = [t for t in ("qemu-system-arm", "arm-none-eabi-gcc") if shutil.which(t) is None]
+# Tests that need QEMU and the Arm toolchain: they run (and fail if a tool is missing) when CI=true.
+QEMU = [pytest.mark.qemu,
+        pytest.mark.skipif(bool(_MISSING_ARM) and not CI, reason=f"{', '.join(_MISSING_ARM)} not installed")]

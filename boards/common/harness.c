@@ -1,4 +1,5 @@
 /* Firmware main loop: receive framed requests on the UART, run the model, answer with outputs and ticks. */
+#include <stddef.h>
 #include <stdint.h>
 #include "mf_crc32.h"
 #include "mf_glue.h"
@@ -6,6 +7,26 @@
 #include "mf_target.h"
 
 static uint32_t tx_crc;
+
+#ifdef MF_TRACE
+/* The library calls mf_trace() after every kernel call (NAME.c, MF_TRACE_CALL): keep the
+ * timer there, so TRACE can answer per-call ticks. Costs a few instructions per call. */
+#define MF_MAX_TRACE 256
+static uint32_t trace_ticks[MF_MAX_TRACE + 1];
+static uint32_t trace_calls;
+
+void mf_trace(int call, const void *data, size_t bytes);
+
+void mf_trace(int call, const void *data, size_t bytes)
+{
+    (void)data;
+    (void)bytes;
+    if (call >= 0 && call < MF_MAX_TRACE) {
+        trace_ticks[call + 1] = mf_timer_ticks();
+        trace_calls = (uint32_t)call + 1;
+    }
+}
+#endif
 static volatile uint8_t current_cmd;
 
 static void put_byte(uint8_t b)
@@ -156,6 +177,10 @@ static void do_invoke(uint32_t len)
     mf_timer_align();
 #endif
     uint32_t start = mf_timer_ticks();
+#ifdef MF_TRACE
+    trace_ticks[0] = start;
+    trace_calls = 0;
+#endif
     int rc = mf_model_invoke();
     uint32_t ticks = mf_timer_ticks() - start;
     begin_response(MF_STATUS_OK, MF_CMD_INVOKE, rc, ticks, total_bytes(n_out, mf_model_output_bytes));
@@ -165,6 +190,17 @@ static void do_invoke(uint32_t len)
     end_response();
 }
 
+#ifdef MF_TRACE
+static void do_trace(void)
+{
+    begin_response(MF_STATUS_OK, MF_CMD_TRACE, 0, 0, 4u * (trace_calls + 1u));
+    for (uint32_t i = 0; i <= trace_calls; i++) {
+        put_u32(trace_ticks[i]);
+    }
+    end_response();
+}
+#endif
+
 static void do_simple(uint8_t cmd, uint32_t len)
 {
     if (len != 0) {
@@ -173,9 +209,15 @@ static void do_simple(uint8_t cmd, uint32_t len)
         respond_status(MF_STATUS_BAD_CRC, cmd);
     } else if (cmd == MF_CMD_HELLO) {
         do_hello();
-    } else {
+#ifdef MF_TRACE
+    } else if (cmd == MF_CMD_TRACE) {
+        do_trace();
+#endif
+    } else if (cmd == MF_CMD_EXIT) {
         respond_status(MF_STATUS_OK, cmd);
         mf_exit(0);
+    } else {
+        respond_status(MF_STATUS_BAD_COMMAND, cmd);
     }
 }
 
@@ -197,7 +239,7 @@ int main(void)
         current_cmd = cmd;
         if (cmd == MF_CMD_INVOKE) {
             do_invoke(len);
-        } else if (cmd == MF_CMD_HELLO || cmd == MF_CMD_EXIT) {
+        } else if (cmd == MF_CMD_HELLO || cmd == MF_CMD_EXIT || cmd == MF_CMD_TRACE) {
             do_simple(cmd, len);
         } else {
             respond_status(MF_STATUS_BAD_COMMAND, cmd);

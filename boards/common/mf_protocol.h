@@ -9,6 +9,8 @@
  * INVOKE: input tensors concatenated -> output tensors concatenated;
  *         rc = the model's invoke() return, ticks = timer ticks around it.
  * EXIT  : no payload -> empty OK response, then the firmware ends (QEMU exits 0).
+ * TRACE : no payload -> (firmware built with -DMF_TRACE) ticks u32 at the start of the last
+ *         invoke, then after each kernel call: u32[calls]. Without MF_TRACE: BAD_COMMAND.
  * After a HardFault the firmware sends a FAULT response and stops.
  */
 #ifndef MF_PROTOCOL_H
@@ -24,6 +26,7 @@
 #define MF_CMD_HELLO  'H'
 #define MF_CMD_INVOKE 'I'
 #define MF_CMD_EXIT   'X'
+#define MF_CMD_TRACE  'T'
 
 #define MF_STATUS_OK          0u
 #define MF_STATUS_BAD_CRC     1u

@@ -11,7 +11,9 @@ from .. import ops, quant
 from ..errors import ModelError, UnsupportedError
 from ..ir import DType, Op, Tensor
 from ..ops.common import same_pad
+from ..passes.epilogue import own_output
 from . import Call, ConstArray, lowering
+from .epilogue import F32_SUFFIXES, S8_SUFFIXES, epilogue_params, fused_kernels, operands
 
 
 @dataclass(frozen=True)
@@ -31,7 +33,9 @@ def pick(table: list[Kernel], op: Op) -> Kernel:
     for k in table:
         if k.fits(op):
             return k
-    raise UnsupportedError(f"{op.where} '{op.name}': no kernel variant fits")
+    steps = "+".join(step.label for step in op.fused)
+    raise UnsupportedError(f"{op.where} '{op.name}': no kernel variant fits"
+                           + (f" the fused epilogue {steps}" if steps else ""))
 
 
 CONV_S8 = [Kernel("mf_conv2d_s8", "mf_conv2d_s8_params", "mf_conv2d_s8.c")]
@@ -41,13 +45,6 @@ DWCONV_F32 = [Kernel("mf_dwconv2d_f32", "mf_dwconv2d_f32_params", "mf_dwconv2d_f
 
 
 # -- shared checks and helpers --------------------------------------------------------------------
-
-def no_epilogue(op: Op) -> None:
-    """These kernels apply only the op's own fused activation."""
-    if op.fused:
-        raise UnsupportedError(f"{op.where} '{op.name}': the reference kernel cannot apply fused "
-                               f"steps {[getattr(s, 'kind', s) for s in op.fused]}")
-
 
 def per_tensor_int8(t: Tensor, op: Op, what: str) -> tuple[float, int]:
     """(scale, zero point) of an int8 activation tensor quantized per tensor."""
@@ -81,7 +78,7 @@ def window(op: Op, kh: int, kw: int, dilation_h: int = 1, dilation_w: int = 1) -
     """Geometry fields shared by the convolution and pooling params (NHWC input and output),
     with TFLite's padding: SAME puts the smaller half of the total before the first row."""
     n, in_h, in_w, _ = op.inputs[0].shape
-    _, out_h, out_w, _ = op.outputs[0].shape
+    _, out_h, out_w, _ = own_output(op).shape
     a = op.attrs
     pad_h = same_pad(in_h, kh, a.stride_h, dilation_h, out_h) if a.padding == "SAME" else 0
     pad_w = same_pad(in_w, kw, a.stride_w, dilation_w, out_w) if a.padding == "SAME" else 0
@@ -92,14 +89,14 @@ def window(op: Op, kh: int, kw: int, dilation_h: int = 1, dilation_w: int = 1) -
 def conv_window(op: Op, kh: int, kw: int) -> dict[str, int]:
     a = op.attrs
     g = window(op, kh, kw, a.dilation_h, a.dilation_w)
-    return dict(g, in_c=op.inputs[0].shape[3], out_c=op.outputs[0].shape[3], k_h=kh, k_w=kw,
+    return dict(g, in_c=op.inputs[0].shape[3], out_c=own_output(op).shape[3], k_h=kh, k_w=kw,
                 dilation_h=a.dilation_h, dilation_w=a.dilation_w)
 
 
 def requant_params(op: Op, w: Tensor, axis: int, taps: np.ndarray) -> dict[str, object]:
     """int8 output stage of a convolution: zero points, clamp, per-channel multipliers/shifts
     and the bias with the input offset folded in (taps: weights as [out_c, taps])."""
-    x, y = op.inputs[0], op.outputs[0]
+    x, y = op.inputs[0], own_output(op)
     in_scale, in_zp = per_tensor_int8(x, op, "input")
     out_scale, out_zp = per_tensor_int8(y, op, "output")
     channels = taps.shape[0]
@@ -131,7 +128,6 @@ def make_call(kernel: Kernel, op: Op, params: dict[str, object]) -> Call:
 
 @lowering("CONV_2D", DType.INT8)
 def conv2d_s8(op: Op) -> Call:
-    no_epilogue(op)
     w = op.inputs[1]
     oc, kh, kw, _ = w.shape
     weights = np.asarray(w.data, np.int8)  # OHWI, the kernel's layout
@@ -142,7 +138,6 @@ def conv2d_s8(op: Op) -> Call:
 
 @lowering("CONV_2D", DType.FLOAT32)
 def conv2d_f32(op: Op) -> Call:
-    no_epilogue(op)
     w = op.inputs[1]
     _, kh, kw, _ = w.shape
     params = dict(conv_window(op, kh, kw), **float_act(op),
@@ -161,7 +156,6 @@ def depth_multiplier(op: Op) -> int:
 
 @lowering("DEPTHWISE_CONV_2D", DType.INT8)
 def dwconv2d_s8(op: Op) -> Call:
-    no_epilogue(op)
     w = op.inputs[1]
     _, kh, kw, oc = w.shape
     weights = np.asarray(w.data, np.int8).reshape(kh, kw, oc)  # 1HWO, the kernel's layout
@@ -173,7 +167,6 @@ def dwconv2d_s8(op: Op) -> Call:
 
 @lowering("DEPTHWISE_CONV_2D", DType.FLOAT32)
 def dwconv2d_f32(op: Op) -> Call:
-    no_epilogue(op)
     w = op.inputs[1]
     _, kh, kw, oc = w.shape
     params = dict(conv_window(op, kh, kw), depth_multiplier=depth_multiplier(op), **float_act(op),

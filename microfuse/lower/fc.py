@@ -8,11 +8,13 @@ from .. import quant
 from ..errors import UnsupportedError
 from ..ir import DType, Op
 from . import Call, ConstArray, lowering
-from .conv import Kernel, bias_of, filter_scales, float_act, float_bias, make_call, no_epilogue, per_tensor_int8, pick
+from ..passes.epilogue import own_output
+from .conv import Kernel, bias_of, filter_scales, float_act, float_bias, make_call, per_tensor_int8, pick, table
+from .epilogue import F32_SUFFIXES, S8_SUFFIXES
 
-FC_S8 = [Kernel("mf_fc_s8", "mf_fc_s8_params", "mf_fc_s8.c")]
-FC_S8_PC = [Kernel("mf_fc_s8_pc", "mf_fc_s8_pc_params", "mf_fc_s8_pc.c")]
-FC_F32 = [Kernel("mf_fc_f32", "mf_fc_f32_params", "mf_fc_f32.c")]
+FC_S8 = table(Kernel("mf_fc_s8", "mf_fc_s8_params", "mf_fc_s8.c"), S8_SUFFIXES)
+FC_S8_PC = table(Kernel("mf_fc_s8_pc", "mf_fc_s8_pc_params", "mf_fc_s8_pc.c"), S8_SUFFIXES)
+FC_F32 = table(Kernel("mf_fc_f32", "mf_fc_f32_params", "mf_fc_f32.c"), F32_SUFFIXES)
 
 
 def rows(op: Op) -> dict[str, int]:
@@ -23,8 +25,7 @@ def rows(op: Op) -> dict[str, int]:
 
 @lowering("FULLY_CONNECTED", DType.INT8)
 def fc_s8(op: Op) -> Call:
-    no_epilogue(op)
-    x, w, y = op.inputs[0], op.inputs[1], op.outputs[0]
+    x, w, y = op.inputs[0], op.inputs[1], own_output(op)
     in_scale, in_zp = per_tensor_int8(x, op, "input")
     out_scale, out_zp = per_tensor_int8(y, op, "output")
     scales = filter_scales(w, op, 0)
@@ -53,7 +54,6 @@ def fc_s8(op: Op) -> Call:
 
 @lowering("FULLY_CONNECTED", DType.FLOAT32)
 def fc_f32(op: Op) -> Call:
-    no_epilogue(op)
     w = op.inputs[1]
     if w.dtype != DType.FLOAT32:
         raise UnsupportedError(f"{op.where} '{op.name}': float input with {w.dtype} weights "

@@ -5,12 +5,15 @@ from __future__ import annotations
 from .. import quant
 from ..ir import DType, Op
 from . import Call, lowering
-from .conv import Kernel, float_act, make_call, no_epilogue, per_tensor_int8, pick, window
+from ..passes.epilogue import own_output
+from .conv import Kernel, float_act, make_call, per_tensor_int8, pick, table, window
+from .epilogue import F32_SUFFIXES
 
-AVG_S8 = [Kernel("mf_pool_avg_s8", "mf_pool_s8_params", "mf_pool_avg_s8.c")]
-MAX_S8 = [Kernel("mf_pool_max_s8", "mf_pool_s8_params", "mf_pool_max_s8.c")]
-AVG_F32 = [Kernel("mf_pool_avg_f32", "mf_pool_f32_params", "mf_pool_avg_f32.c")]
-MAX_F32 = [Kernel("mf_pool_max_f32", "mf_pool_f32_params", "mf_pool_max_f32.c")]
+# int8 pools take unary epilogues only (one table); float pools any float epilogue.
+AVG_S8 = table(Kernel("mf_pool_avg_s8", "mf_pool_s8_params", "mf_pool_avg_s8.c"), ("lut",))
+MAX_S8 = table(Kernel("mf_pool_max_s8", "mf_pool_s8_params", "mf_pool_max_s8.c"), ("lut",))
+AVG_F32 = table(Kernel("mf_pool_avg_f32", "mf_pool_f32_params", "mf_pool_avg_f32.c"), F32_SUFFIXES)
+MAX_F32 = table(Kernel("mf_pool_max_f32", "mf_pool_f32_params", "mf_pool_max_f32.c"), F32_SUFFIXES)
 
 
 def pool_window(op: Op) -> dict[str, int]:
@@ -20,16 +23,14 @@ def pool_window(op: Op) -> dict[str, int]:
 
 
 def _int8(op: Op, table: list[Kernel]) -> Call:
-    no_epilogue(op)
     per_tensor_int8(op.inputs[0], op, "input")
-    per_tensor_int8(op.outputs[0], op, "output")
+    per_tensor_int8(own_output(op), op, "output")
     # Input and output share one quantization (a constraint): only the clamp remains.
-    lo, hi = quant.activation_range(op.attrs.activation, op.outputs[0])
+    lo, hi = quant.activation_range(op.attrs.activation, own_output(op))
     return make_call(pick(table, op), op, dict(pool_window(op), act_min=lo, act_max=hi))
 
 
 def _float(op: Op, table: list[Kernel]) -> Call:
-    no_epilogue(op)
     return make_call(pick(table, op), op, dict(pool_window(op), **float_act(op)))
 
 

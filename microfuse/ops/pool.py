@@ -25,7 +25,8 @@ def _window(op: Op) -> str | None:
 
 
 def _same_quant(op: Op) -> str | None:
-    i, o = op.inputs[0], op.outputs[0]
+    i = op.inputs[0]
+    o = op.fused[0].input if op.fused else op.outputs[0]  # a fused epilogue may requantize after
     if i.quant and o.quant and (i.quant.scale != o.quant.scale or i.quant.zero_point != o.quant.zero_point):
         return "input and output quantization must match (TFLite requires it for pooling)"
     return None

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ..errors import PlanError
-from ..ir import Graph, Op, Tensor
+from ..ir import Graph, Op, Tensor, short_name
 from . import allocate, check, liveness, schedule
 from .liveness import Buffer, Buffers, Pair
 
@@ -122,10 +122,10 @@ def _peak_step(bufs: Buffers, pl: _Placement) -> int:
 
 def _limit_error(plan: Plan, limit: int) -> PlanError:
     s = plan.peak_step
-    where = plan.order[s].where + (f" '{plan.order[s].name}'" if plan.order[s].name else "") \
+    where = plan.order[s].where + (f" '{short_name(plan.order[s].name)}'" if plan.order[s].name else "") \
         if plan.order else "no op"
     alive = sorted(plan.alive_at(s), key=lambda b: b.offset)
-    names = ", ".join(f"'{b.name}' {b.size} B @{b.offset}" for b in alive)
+    names = ", ".join(f"'{short_name(b.name)}' {b.size} B @{b.offset}" for b in alive)
     return PlanError(f"arena needs {plan.arena_bytes} bytes, over the limit of {limit}: peak at "
                      f"step {s} ({where}), alive: {names}")
 

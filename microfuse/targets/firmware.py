@@ -62,7 +62,7 @@ def firmware_sources(board: Board, lib_dir: Path, glue: Path, extra=()) -> list[
 
 
 def build_firmware(board: Board, lib_dir: Path, name: str, out_dir: Path,
-                   extra_sources=()) -> Path:
+                   extra_sources=(), extra_cflags=()) -> Path:
     """Compile and link firmware for `board`; returns out_dir/NAME.elf.
 
     extra_sources: more C/assembly files, e.g. the pico-sdk boot2 for rpi-pico."""
@@ -74,7 +74,7 @@ def build_firmware(board: Board, lib_dir: Path, name: str, out_dir: Path,
     glue = write_glue(lib_dir, name, out_dir)
     elf = out_dir / f"{name}.elf"
     cmd = [
-        gcc, *board.cflags, *FIRMWARE_CFLAGS, f"-DMF_UART_BAUD={board.baud}u",
+        gcc, *board.cflags, *FIRMWARE_CFLAGS, *extra_cflags, f"-DMF_UART_BAUD={board.baud}u",
         f"-I{lib_dir}", f"-I{out_dir}", f"-I{COMMON_DIR}",
         *map(str, firmware_sources(board, lib_dir, glue, extra_sources)),
         f"-T{board.linker_script}", f"-L{COMMON_DIR}",

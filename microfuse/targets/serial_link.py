@@ -15,7 +15,7 @@ from microfuse.errors import TargetError
 PROTOCOL_VERSION = 1
 REQ_MAGIC = b"Mq"
 RSP_MAGIC = b"Mr"
-CMD_HELLO, CMD_INVOKE, CMD_EXIT = ord("H"), ord("I"), ord("X")
+CMD_HELLO, CMD_INVOKE, CMD_EXIT, CMD_TRACE = ord("H"), ord("I"), ord("X"), ord("T")
 STATUS_OK, STATUS_BAD_CRC, STATUS_BAD_LENGTH, STATUS_BAD_COMMAND = 0, 1, 2, 3
 STATUS_FAULT = 0xFA
 
@@ -155,6 +155,13 @@ class SerialLink:
             outputs.append(rsp.payload[at:at + n])
             at += n
         return outputs, rsp.ticks, rsp.rc
+
+    def trace(self) -> list[int]:
+        """Ticks after each kernel call of the last invoke, relative to its start
+        (firmware built with -DMF_TRACE)."""
+        rsp = self.request(CMD_TRACE)
+        ticks = struct.unpack(f"<{len(rsp.payload) // 4}I", rsp.payload)
+        return [(t - ticks[0]) & 0xFFFFFFFF for t in ticks[1:]]
 
     def exit(self) -> None:
         """Ask the firmware to end (QEMU then exits with status 0)."""

@@ -6,6 +6,7 @@
 #include "mf_conv.h"
 #include "mf_fc.h"
 #include "mf_pool.h"
+#include "mf_fused.h"
 #include "mf_elementwise.h"
 #include "mf_softmax.h"
 #include "mf_data.h"

@@ -1,20 +1,9 @@
-/* FULLY_CONNECTED, int8, one multiplier per output unit (per-channel weights). */
-#include "mf_fc.h"
+/* FULLY_CONNECTED, int8, one multiplier per output unit (per-channel weights).
+ * The loop is in mf_fc_body.h (shared with the fused variants in mf_fc_s8_pc_ep.c). */
+#include "mf_fc_body.h"
 
 void mf_fc_s8_pc(const mf_fc_s8_pc_params *p, const int8_t *input, int8_t *output)
 {
-    int32_t r, u, d;
-
-    for (r = 0; r < p->rows; r++) {
-        const int8_t *x = input + r * p->depth;
-        for (u = 0; u < p->units; u++) {
-            const int8_t *w = p->weights + u * p->depth;
-            int32_t acc = p->bias[u];
-            for (d = 0; d < p->depth; d++) {
-                acc += w[d] * x[d];
-            }
-            acc = mf_requantize(acc, p->mult[u], p->shift[u]) + p->out_zero_point;
-            output[r * p->units + u] = (int8_t)MF_CLAMP(acc, p->act_min, p->act_max);
-        }
-    }
+    mf_fc_s8_body(p->rows, p->depth, p->units, p->out_zero_point, p->act_min, p->act_max, p->weights,
+                  p->bias, p->mult, p->shift, 1, NULL, MF_EP_NONE, input, NULL, output);
 }

@@ -12,7 +12,7 @@ import pytest
 from microfuse import oracle
 from microfuse.build import Options, build
 from microfuse.targets.host import STRICT, compiler
-from microfuse.verify import make_samples, same, verify_host
+from microfuse.verify import make_samples, same, verify
 from tests.conftest import MODEL_FILES, REPO, model
 
 EXAMPLES = sorted((REPO / "examples").glob("*.tflite"))
@@ -20,7 +20,7 @@ EXAMPLES = sorted((REPO / "examples").glob("*.tflite"))
 
 @pytest.mark.parametrize("path", MODEL_FILES + EXAMPLES, ids=lambda p: p.stem)
 def test_verify_bit_exact_with_tflm(path):
-    verdict, compiled = verify_host(path, n=8, seed=1)
+    verdict, compiled, _ = verify(path, n=8, seed=1)
     assert verdict.ok, verdict.line(False)
     assert compiled.plan.arena_bytes <= compiled.plan.lower_bound_bytes
 
@@ -29,7 +29,7 @@ def test_verify_bit_exact_with_tflm(path):
                                   "mlperf_vww_mobilenetv1_96_int8", "mlperf_ad_autoencoder_int8",
                                   "tflm_micro_speech_int8", "tflm_simple_add", "tflm_hello_world_int8"])
 def test_sanitizers_clean(name):
-    verdict, _ = verify_host(model(name), n=2, seed=2, sanitize=True)
+    verdict, _, _ = verify(model(name), n=2, seed=2, sanitize=True)
     assert verdict.ok, verdict.line(False)
 
 

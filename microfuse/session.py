@@ -1,0 +1,102 @@
+"""`microfuse run` and `microfuse bench`: build for a board, then talk to it sample by sample."""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from .boards import Board, load_board
+from .build import Compiled, Options, build
+from .errors import MicrofuseError, TargetError
+from .targets import open_session
+from .targets.firmware import build_firmware
+from .targets.runner import open_runner
+from .verify import make_samples
+
+
+def load_arrays(path: str | Path, graph) -> list[np.ndarray]:
+    """Model inputs from .npy (one input) or .npz (arr_0, arr_1, ... or the inputs' names)."""
+    p = Path(path)
+    try:
+        data = np.load(p, allow_pickle=False)
+    except (OSError, ValueError) as e:
+        raise MicrofuseError(f"cannot read inputs from '{p}': {e}") from None
+    arrays = [data] if isinstance(data, np.ndarray) else [data[k] for k in data.files]
+    if len(arrays) != len(graph.inputs):
+        raise MicrofuseError(f"'{p}' holds {len(arrays)} arrays; the model has {len(graph.inputs)} inputs")
+    for t, a in zip(graph.inputs, arrays):
+        if a.size != t.elements or a.dtype != t.dtype.np:
+            raise MicrofuseError(f"input '{t.name}' needs {t.dtype} {list(t.shape)}, "
+                                 f"'{p}' has {a.dtype} {list(a.shape)}")
+    return arrays
+
+
+def save_arrays(path: str | Path, arrays: list[np.ndarray]) -> None:
+    p = Path(path)
+    if p.suffix == ".npz":
+        np.savez(p, *arrays)
+    elif len(arrays) == 1:
+        np.save(p, arrays[0])
+    else:
+        raise MicrofuseError(f"the model has {len(arrays)} outputs: save them to a .npz file")
+
+
+def _build_for(model, board: Board, options: Options, tmp: Path) -> tuple[Compiled, Path, Path]:
+    lib = tmp / "lib"
+    compiled = build(model, lib, replace(options, board=None if board.is_host else board.name))
+    return compiled, lib, lib / "firmware" / f"{compiled.name}.elf"
+
+
+def run_once(model, board_name: str, input_path: str, options: Options = Options(),
+             port: str | None = None) -> tuple[list[np.ndarray], int | None]:
+    """Outputs of one inference on the board, and its instruction/cycle count (None on the host)."""
+    board = load_board(board_name)
+    with tempfile.TemporaryDirectory(prefix="mf-run-") as tmp:
+        compiled, lib, elf = _build_for(model, board, options, Path(tmp))
+        inputs = load_arrays(input_path, compiled.graph)
+        with open_runner(board, lib, compiled.name, compiled.graph, Path(tmp), elf=elf, port=port) as runner:
+            outputs = runner.run([inputs])[0]
+    return outputs, (runner.counts[0] if runner.counts else None)
+
+
+def bench(model, board_name: str, options: Options = Options(), port: str | None = None) -> dict:
+    """Instructions (QEMU) or cycles (a real board) per inference, in total and per kernel call."""
+    board = load_board(board_name)
+    if board.is_host:
+        raise TargetError("bench counts instructions on a board: use a qemu-* board (see `microfuse boards`)")
+    unit = "instructions" if board.timer and board.timer.counts == "instructions" else "cycles"
+    with tempfile.TemporaryDirectory(prefix="mf-bench-") as tmp:
+        compiled, lib, elf = _build_for(model, board, options, Path(tmp))
+        sample = make_samples(compiled.graph, 1, seed=0)[2]
+        with open_runner(board, lib, compiled.name, compiled.graph, Path(tmp), elf=elf, port=port) as runner:
+            runner.run([sample, sample])
+        traced = build_firmware(board, lib, compiled.name, Path(tmp) / "traced", extra_cflags=["-DMF_TRACE"])
+        with open_session(board, elf=traced, port=port, expect_model=compiled.name) as session:
+            session.invoke(sample)
+            marks = [board.count_from_ticks(t) for t in session.link.trace()]
+    per_call = [{"call": i, "kind": c.label, "source_ops": [op.index for op in c.sources], "macs": c.macs,
+                 unit: end - start}
+                for i, (c, start, end) in enumerate(zip(compiled.calls, [0, *marks], marks))]
+    total = runner.counts[0]
+    result = {"board": board.name, "model": compiled.name, unit: total,
+              "repeatable": len(set(runner.counts)) == 1, "per_op": per_call}
+    result["text"] = _table(result, unit)
+    return result
+
+
+def _table(result: dict, unit: str) -> str:
+    total = result[unit]
+    lines = [f"{result['model']} on {result['board']}: {total:,} {unit} per inference"
+             + ("" if result["repeatable"] else " (NOT repeatable run to run)"),
+             f"{'call':>4}  {'kind':28} {'ops':10} {'MACs':>11} {unit:>12} {'share':>6} {'per MAC':>8}"]
+    for row in result["per_op"]:
+        n = row[unit]
+        per_mac = f"{n / row['macs']:.2f}" if row["macs"] else ""
+        ops = ",".join(map(str, row["source_ops"]))
+        lines.append(f"{row['call']:>4}  {row['kind'][:28]:28} {ops[:10]:10} {row['macs']:>11,} {n:>12,}"
+                     f" {100 * n / max(total, 1):>5.1f}% {per_mac:>8}")
+    lines.append("per-call counts come from a build with a timer read after each call (±1 tick each)")
+    return "\n".join(lines)

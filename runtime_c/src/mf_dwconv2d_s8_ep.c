@@ -1,0 +1,35 @@
+/* DEPTHWISE_CONV_2D int8: fused variants, one per int8 epilogue kind
+ * (mf_fused.h). The epilogue is
+ * copied to the stack once per call, so the loop never reloads it. */
+#include "mf_conv_body.h"
+#include "mf_fused.h"
+
+void mf_dwconv2d_s8_lut(const mf_dwconv2d_s8_ep_params *p, const int8_t *input, int8_t *output)
+{
+    const mf_epilogue_s8 e = p->ep;
+    mf_dwconv2d_s8_body(&p->k, &e, MF_EP_LUT, input, NULL, output);
+}
+
+void mf_dwconv2d_s8_add(const mf_dwconv2d_s8_ep_params *p, const int8_t *input, const int8_t *res, int8_t *output)
+{
+    const mf_epilogue_s8 e = p->ep;
+    mf_dwconv2d_s8_body(&p->k, &e, MF_EP_ADD, input, res, output);
+}
+
+void mf_dwconv2d_s8_sub(const mf_dwconv2d_s8_ep_params *p, const int8_t *input, const int8_t *res, int8_t *output)
+{
+    const mf_epilogue_s8 e = p->ep;
+    mf_dwconv2d_s8_body(&p->k, &e, MF_EP_SUB, input, res, output);
+}
+
+void mf_dwconv2d_s8_rsub(const mf_dwconv2d_s8_ep_params *p, const int8_t *input, const int8_t *res, int8_t *output)
+{
+    const mf_epilogue_s8 e = p->ep;
+    mf_dwconv2d_s8_body(&p->k, &e, MF_EP_RSUB, input, res, output);
+}
+
+void mf_dwconv2d_s8_mul(const mf_dwconv2d_s8_ep_params *p, const int8_t *input, const int8_t *res, int8_t *output)
+{
+    const mf_epilogue_s8 e = p->ep;
+    mf_dwconv2d_s8_body(&p->k, &e, MF_EP_MUL, input, res, output);
+}
