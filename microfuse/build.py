@@ -40,6 +40,7 @@ class Compiled:
     options: Options
     model_path: str = ""
     notes: list[str] = field(default_factory=list)
+    fusion: list[dict] = field(default_factory=list)  # every fusion decision (passes.Context)
 
 
 NAME_RE = re.compile(r"[a-z_][a-z0-9_]*")
@@ -54,6 +55,7 @@ def check_name(name: str) -> str:
 def load(model: str | Path | bytes) -> Graph:
     """Read a model, refuse what cannot be compiled (all problems at once), verify the IR."""
     graph = reader.read(model)
+    ops.check_supported(graph)  # first: shape rules assume the constraints hold
     graph.verify()
     return graph
 
@@ -61,11 +63,13 @@ def load(model: str | Path | bytes) -> Graph:
 def compile_model(model: str | Path | bytes | Graph, options: Options = Options()) -> Compiled:
     check_name(options.name)
     source = model if isinstance(model, Graph) else load(model)
+    context = passes.Context(options.optimize)
     graph = passes.run_passes(source, only=list(options.passes) if options.passes else None,
-                              fuse=options.fuse)
+                              fuse=options.fuse, context=context)
     ops.check_supported(graph)
     _check_io(graph)
-    calls = {id(op): lowering.lower(op) for op in graph.ops if not ops.REGISTRY[op.kind].alias}
+    with lowering.optimizing(options.optimize):  # picks the kernel variants (lower/fast.py)
+        calls = {id(op): lowering.lower(op) for op in graph.ops if not ops.REGISTRY[op.kind].alias}
     try:
         memory = plan.plan(graph, arena_limit=_arena_limit(options),
                            scratch=lambda op: calls[id(op)].scratch if id(op) in calls else 0,
@@ -76,10 +80,11 @@ def compile_model(model: str | Path | bytes | Graph, options: Options = Options(
         raise PlanError(f"{e} (board {options.board}: the arena may use its SRAM less stack and "
                         "harness)") from None
     for op in memory.backward:
-        calls[id(op)].params["reverse"] = 1
+        calls[id(op)].params[calls[id(op)].reverse_key] = 1
     ordered = [calls[id(op)] for op in memory.order if id(op) in calls]
     path = "" if isinstance(model, (bytes, Graph)) else str(model)
-    return Compiled(options.name, source, graph, ordered, memory, options, path)
+    return Compiled(options.name, source, graph, ordered, memory, options, path,
+                    fusion=context.decisions())
 
 
 def _arena_limit(options: Options) -> int | None:

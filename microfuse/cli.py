@@ -23,12 +23,17 @@ class Command:
     help: str
     arguments: Callable[[argparse.ArgumentParser], None]
     run: Callable[[argparse.Namespace], int]  # returns the exit status
+    examples: tuple[tuple[str, str], ...] = ()  # (command line, what it does) for the --help epilog
+
+    def epilog(self) -> str:
+        return "examples:\n" + "\n".join(f"  # {what}\n  {line}" for line, what in self.examples)
 
 
 # -- inspect ----------------------------------------------------------------------------------
 def _inspect_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("model", help="the .tflite file")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--html", metavar="PATH", help="also write a self-contained HTML page (graph, live bytes)")
 
 
 def _inspect(args: argparse.Namespace) -> int:
@@ -36,8 +41,20 @@ def _inspect(args: argparse.Namespace) -> int:
     from .tflite import load
 
     report = inspect_graph(load(args.model), args.model)
+    if args.html:
+        _write_inspect_html(report, args.html)
     print(json_text(report) if args.json else format_table(report))
     return 0
+
+
+def _write_inspect_html(report, path: str) -> None:
+    from .report_html import render_inspect
+
+    page = render_inspect(report.to_json())
+    try:
+        Path(path).write_text(page, encoding="utf-8")
+    except OSError as e:
+        raise MicrofuseError(f"cannot write '{path}': {e.strerror or e}; give a writable path to --html") from None
 
 
 # -- build ------------------------------------------------------------------------------------
@@ -73,6 +90,7 @@ def _build_arguments(p: argparse.ArgumentParser) -> None:
     _compile_arguments(p)
     p.add_argument("-o", "--output", help="output folder (default: out/NAME)")
     p.add_argument("--board", help="also build firmware for this board; the arena must fit its SRAM")
+    p.add_argument("--explain", action="store_true", help="print every fusion decision and its reason")
 
 
 def _build(args: argparse.Namespace) -> int:
@@ -86,6 +104,10 @@ def _build(args: argparse.Namespace) -> int:
     print(f"built {c.name}: {len(c.source.ops)} ops -> {len(c.calls)} kernel calls, "
           f"arena {c.plan.arena_bytes:,} B (whole-tensor lower bound {c.plan.lower_bound_bytes:,} B), "
           f"{sum(call.macs for call in c.calls):,} MACs -> {out}/")
+    if args.explain:
+        from .passes.explain import format_decisions
+
+        print(format_decisions(c.fusion))
     if args.board and (Path(out) / "firmware").exists():
         print(f"firmware: {out}/firmware/{c.name}.elf")
     return 0
@@ -204,28 +226,67 @@ def _ops(args: argparse.Namespace) -> int:
 
 COMMANDS: list[Command] = [
     Command("build", "compile a model into a C library (NAME.h, NAME.c, runtime, Makefile, report)",
-            _build_arguments, _build),
+            _build_arguments, _build, (
+                ("microfuse build model.tflite -o out/kws --name kws", "library + report.json/html"),
+                ("microfuse build model.tflite --board qemu-mps2-an386", "also firmware; arena must fit SRAM"),
+                ("microfuse build model.tflite --arena-limit 65536", "fail if the arena needs more"),
+                ("microfuse build model.tflite --no-fuse", "one kernel call per TFLite op"),
+                ("microfuse build model.tflite --explain", "print each fusion decision and why"),
+            )),
     Command("verify", "build, run and compare with TFLite Micro byte for byte",
-            _verify_arguments, _verify),
-    Command("run", "build, run one input on a board and print or save the outputs", _run_arguments, _run),
+            _verify_arguments, _verify, (
+                ("microfuse verify model.tflite", "on the host, 50 random + 2 extreme samples"),
+                ("microfuse verify model.tflite --board qemu-mps2-an386 --samples 10", "on a Cortex-M4F in QEMU"),
+                ("microfuse verify model.tflite --sanitize", "host build with ASan and UBSan"),
+                ("microfuse verify model.tflite --board nucleo-l4r5zi --port /dev/ttyACM0", "on a flashed board"),
+            )),
+    Command("run", "build, run one input on a board and print or save the outputs", _run_arguments, _run, (
+        ("microfuse run model.tflite --input x.npy", "on the host"),
+        ("microfuse run model.tflite --board qemu-mps2-an386 --input x.npy --output y.npy", "in QEMU, save y"),
+        ("microfuse run model.tflite --input xs.npz", "a model with several inputs: arr_0, arr_1, ..."),
+    )),
     Command("bench", "instructions (QEMU) or cycles per inference, in total and per kernel call",
-            _bench_arguments, _bench),
+            _bench_arguments, _bench, (
+                ("microfuse bench model.tflite --board qemu-mps2-an386", "per-call instruction table"),
+                ("microfuse bench model.tflite --board qemu-mps2-an386 --json", "the same as JSON"),
+                ("microfuse bench model.tflite --board qemu-mps2-an386 --no-fuse", "what fusion saves"),
+            )),
     Command("flash", "build firmware for a real board and flash it with the board's tool",
-            _flash_arguments, _flash),
-    Command("boards", "list the boards microfuse can build for", lambda p: None, _boards),
-    Command("ops", "list the supported TFLite ops", lambda p: None, _ops),
+            _flash_arguments, _flash, (
+                ("microfuse flash model.tflite --board nucleo-l4r5zi", "then: microfuse verify ... --port"),
+                ("microfuse flash model.tflite --board rpi-pico -o out/pico", "keep the build in out/pico"),
+            )),
+    Command("boards", "list the boards microfuse can build for", lambda p: None, _boards, (
+        ("microfuse boards", "name, CPU, SRAM, and how it runs (host, QEMU machine, flasher)"),
+    )),
+    Command("ops", "list the supported TFLite ops", lambda p: None, _ops, (
+        ("microfuse ops", "each op with the input types it accepts"),
+    )),
     Command("inspect", "show per-op shapes, MACs, live activation bytes and the arena lower bound",
-            _inspect_arguments, _inspect),
+            _inspect_arguments, _inspect, (
+                ("microfuse inspect model.tflite", "a table, one row per op"),
+                ("microfuse inspect model.tflite --json", "the same as JSON"),
+                ("microfuse inspect model.tflite --html model.html", "a page with the graph and live bytes"),
+            )),
 ]
+
+
+QUICK_START = """quick start:
+  microfuse inspect model.tflite                      # ops, MACs, the arena lower bound
+  microfuse build model.tflite -o out/kws --name kws  # out/kws/kws.h, kws.c, report.html
+  microfuse verify model.tflite --board qemu-mps2-an386 --samples 10
+`microfuse COMMAND --help` shows a command's options and examples; docs/ has the rest."""
 
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="microfuse", description="Compile a .tflite model into a static C "
-                                "inference library for microcontrollers.")
+                                "inference library for microcontrollers.", epilog=QUICK_START,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=f"microfuse {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for c in COMMANDS:
-        c.arguments(sub.add_parser(c.name, help=c.help, description=c.help))
+        c.arguments(sub.add_parser(c.name, help=c.help, description=c.help, epilog=c.epilog(),
+                                   formatter_class=argparse.RawDescriptionHelpFormatter))
     return p
 
 

@@ -11,6 +11,7 @@ import numpy as np
 from .boards import Board, load_board
 from .build import Compiled, Options, build
 from .errors import MicrofuseError, TargetError
+from .progress import progress
 from .targets import open_session
 from .targets.firmware import build_firmware
 from .targets.runner import open_runner
@@ -54,9 +55,11 @@ def run_once(model, board_name: str, input_path: str, options: Options = Options
              port: str | None = None) -> tuple[list[np.ndarray], int | None]:
     """Outputs of one inference on the board, and its instruction/cycle count (None on the host)."""
     board = load_board(board_name)
-    with tempfile.TemporaryDirectory(prefix="mf-run-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="mf-run-") as tmp, progress(f"run on {board.name}:") as tick:
+        tick(0, "building")
         compiled, lib, elf = _build_for(model, board, options, Path(tmp))
         inputs = load_arrays(input_path, compiled.graph)
+        tick(0, "running")
         with open_runner(board, lib, compiled.name, compiled.graph, Path(tmp), elf=elf, port=port) as runner:
             outputs = runner.run([inputs])[0]
     return outputs, (runner.counts[0] if runner.counts else None)
@@ -68,15 +71,21 @@ def bench(model, board_name: str, options: Options = Options(), port: str | None
     if board.is_host:
         raise TargetError("bench counts instructions on a board: use a qemu-* board (see `microfuse boards`)")
     unit = "instructions" if board.timer and board.timer.counts == "instructions" else "cycles"
-    with tempfile.TemporaryDirectory(prefix="mf-bench-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="mf-bench-") as tmp, \
+            progress(f"bench on {board.name}", total=4) as tick:
+        tick(0, "building")
         compiled, lib, elf = _build_for(model, board, options, Path(tmp))
         sample = make_samples(compiled.graph, 1, seed=0)[2]
+        tick(1, "two timed runs")
         with open_runner(board, lib, compiled.name, compiled.graph, Path(tmp), elf=elf, port=port) as runner:
             runner.run([sample, sample])
+        tick(1, "building the per-call build")
         traced = build_firmware(board, lib, compiled.name, Path(tmp) / "traced", extra_cflags=["-DMF_TRACE"])
+        tick(1, "per-call run")
         with open_session(board, elf=traced, port=port, expect_model=compiled.name) as session:
             session.invoke(sample)
             marks = [board.count_from_ticks(t) for t in session.link.trace()]
+        tick(1, "done")
     per_call = [{"call": i, "kind": c.label, "source_ops": [op.index for op in c.sources], "macs": c.macs,
                  unit: end - start}
                 for i, (c, start, end) in enumerate(zip(compiled.calls, [0, *marks], marks))]

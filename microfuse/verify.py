@@ -12,6 +12,7 @@ import numpy as np
 from . import oracle
 from .build import Compiled, Options, build
 from .ir import DType, Graph, Tensor
+from .progress import Tick, progress
 
 FLOAT_RTOL = 1e-5
 FLOAT_ATOL = 1e-6
@@ -70,10 +71,12 @@ def same(ours: np.ndarray, ref: np.ndarray) -> bool:
     return bool(np.array_equal(ours, ref))
 
 
-def compare(model_bytes: bytes, samples: list[list[np.ndarray]], outputs: list[list[np.ndarray]]) -> Verdict:
+def compare(model_bytes: bytes, samples: list[list[np.ndarray]], outputs: list[list[np.ndarray]],
+            tick: Tick = lambda n=1, note=None: None) -> Verdict:
     exact, first_bad = 0, None
     for i, (sample, ours) in enumerate(zip(samples, outputs)):
         ref = oracle.run(model_bytes, sample)
+        tick()
         if all(same(a, b) for a, b in zip(ours, ref)):
             exact += 1
         elif first_bad is None:
@@ -121,16 +124,34 @@ def verify(model: str | Path, board: str = "host", n: int = 50, seed: int = 0, o
     options = replace(options, board=None if target.is_host else board)
     with tempfile.TemporaryDirectory(prefix="mf-verify-") as tmp:
         lib = Path(tmp) / "lib"
-        compiled = build(model, lib, options)
+        with progress(f"verify: building for {board}"):
+            compiled = build(model, lib, options)
         samples = make_samples(compiled.graph, n, seed)
         elf = lib / "firmware" / f"{compiled.name}.elf"
         with open_runner(target, lib, compiled.name, compiled.graph, Path(tmp), elf=elf, port=port,
                          sanitize=sanitize) as runner:
-            verdict = compare(model_bytes, samples, runner.run(samples))
+            outputs = _run_samples(runner, samples, board, one_by_one=not target.is_host)
+        with progress("verify: TFLite Micro", total=len(samples)) as tick:
+            verdict = compare(model_bytes, samples, outputs, tick)
         if not verdict.ok:
             verdict.detail = _trace_first_difference(compiled, lib, Path(tmp), model_bytes,
                                                      samples[verdict.first_bad])
     return verdict, compiled, runner.counts
+
+
+def _run_samples(runner, samples: list[list[np.ndarray]], board: str, one_by_one: bool) -> list[list[np.ndarray]]:
+    """All outputs; a board runs sample by sample so a terminal sees progress (the host runs them
+    in one process, which takes less time than one QEMU sample)."""
+    with progress(f"verify: running on {board}", total=len(samples)) as tick:
+        if not one_by_one:
+            outputs = runner.run(samples)
+            tick(len(samples))
+            return outputs
+        outputs = []
+        for sample in samples:
+            outputs += runner.run([sample])
+            tick()
+        return outputs
 
 
 def _trace_first_difference(compiled: Compiled, lib: Path, tmp: Path, model_bytes: bytes,

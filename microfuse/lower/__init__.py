@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -37,8 +38,12 @@ class Call:
     sources: list[Op]
     files: tuple[str, ...]  # runtime_c/src/*.c this kernel needs (mf_common is always added)
     scratch: int = 0
-    reversible: bool = False  # params has `reverse`: the kernel can run its units last first
+    reverse_key: str | None = None  # the params field that makes the kernel run its units last first
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def reversible(self) -> bool:
+        return self.reverse_key is not None
 
     @property
     def macs(self) -> int:
@@ -50,6 +55,29 @@ class Call:
     @property
     def label(self) -> str:
         return "+".join(op.kind.lower() for op in self.sources)
+
+
+# --optimize: which kernel variants the lowerings pick (lower/fast.py). The build lowers inside
+# `optimizing(options.optimize)`; outside it (a lowering called on its own, as the kernel suites
+# do) the level is "size": the reference kernels.
+OPTIMIZE_LEVELS = ("size", "balanced", "speed")
+_optimize = ["size"]
+
+
+def optimize_level() -> str:
+    return _optimize[-1]
+
+
+@contextmanager
+def optimizing(level: str):
+    """Lower with kernel variants chosen for `level` (size | balanced | speed)."""
+    if level not in OPTIMIZE_LEVELS:
+        raise UnsupportedError(f"--optimize '{level}' must be one of {', '.join(OPTIMIZE_LEVELS)}")
+    _optimize.append(level)
+    try:
+        yield
+    finally:
+        _optimize.pop()
 
 
 Lowering = Callable[[Op], Call]

@@ -12,8 +12,8 @@ from ..errors import ModelError, UnsupportedError
 from ..ir import DType, Op, Tensor
 from ..ops.common import same_pad
 from ..passes.epilogue import own_output
-from . import Call, ConstArray, lowering
-from .epilogue import F32_SUFFIXES, S8_SUFFIXES, epilogue_params, fused_kernels, operands
+from . import Call, ConstArray, fast, lowering
+from .epilogue import epilogue_params, fused_kernels, operands
 
 
 @dataclass(frozen=True)
@@ -25,11 +25,17 @@ class Kernel:
     file: str
     fits: Callable[[Op], bool] = lambda op: True
     reversible: bool = False  # has a `reverse` params field: can run last pixel first
+    # Fast variants (lower/fast.py): reference params -> (this kernel's params, scratch bytes).
+    prepare: Callable[[Op, dict], tuple[dict, int]] | None = None
 
 
 def pick(table: list[Kernel], op: Op) -> Kernel:
     """The first kernel of `table` that fits `op`: specialised variants go first, the generic
-    reference kernel last (it fits every op the constraints let through)."""
+    reference kernel last (it fits every op the constraints let through). An op with a fused
+    epilogue picks among the reference kernel's fused variants (lower/epilogue.py)."""
+    if op.fused:  # the fused variants of every kernel in the table, fast ones (lower/fast.py) first
+        table = [variant for k in table if k.prepare is not None or k is table[-1]
+                 for variant in fused_kernels(k)]
     for k in table:
         if k.fits(op):
             return k
@@ -38,9 +44,15 @@ def pick(table: list[Kernel], op: Op) -> Kernel:
                            + (f" the fused epilogue {steps}" if steps else ""))
 
 
-CONV_S8 = [Kernel("mf_conv2d_s8", "mf_conv2d_s8_params", "mf_conv2d_s8.c")]
+CONV_S8 = [Kernel("mf_conv2d_s8_gemm", "mf_conv2d_s8_gemm_params", "mf_conv2d_s8_gemm.c",
+                  fast.conv_gemm_fits, prepare=fast.conv_gemm_prepare),
+           Kernel("mf_conv2d_s8", "mf_conv2d_s8_params", "mf_conv2d_s8.c")]
 CONV_F32 = [Kernel("mf_conv2d_f32", "mf_conv2d_f32_params", "mf_conv2d_f32.c")]
-DWCONV_S8 = [Kernel("mf_dwconv2d_s8", "mf_dwconv2d_s8_params", "mf_dwconv2d_s8.c", reversible=True)]
+DWCONV_S8 = [Kernel("mf_dwconv2d_s8_rows3x3", "mf_dwconv2d_s8_rows_params", "mf_dwconv2d_s8_rows.c",
+                    fast.dw_rows3x3_fits, prepare=fast.dw_rows_prepare),
+             Kernel("mf_dwconv2d_s8_rows", "mf_dwconv2d_s8_rows_params", "mf_dwconv2d_s8_rows.c",
+                    fast.dw_rows_fits, prepare=fast.dw_rows_prepare),
+             Kernel("mf_dwconv2d_s8", "mf_dwconv2d_s8_params", "mf_dwconv2d_s8.c", reversible=True)]
 DWCONV_F32 = [Kernel("mf_dwconv2d_f32", "mf_dwconv2d_f32_params", "mf_dwconv2d_f32.c")]
 
 
@@ -118,10 +130,19 @@ def float_act(op: Op) -> dict[str, float]:
 
 
 def make_call(kernel: Kernel, op: Op, params: dict[str, object]) -> Call:
+    scratch = 0
+    if kernel.prepare is not None:
+        params, scratch = kernel.prepare(op, params)
     if kernel.reversible:
         params = {**params, "reverse": 0}  # the build sets 1 if the plan runs it backward
-    return Call(kernel.name, kernel.params_type, params, [op.inputs[0]], [op.outputs[0]], [op],
-                (kernel.file,), reversible=kernel.reversible)
+    inputs = [op.inputs[0]]
+    if op.fused:  # a fused variant: the plain kernel's params (`k.*`), the epilogue's (`ep.*`)
+        params = {**{f"k.{key}": value for key, value in params.items()}, **epilogue_params(op)}
+        inputs += operands(op)  # the residual operand, after the main input
+    sources = [op, *(src for step in op.fused for src in step.sources)]
+    reverse_key = next((key for key in params if key in ("reverse", "k.reverse")), None)
+    return Call(kernel.name, kernel.params_type, params, inputs, [op.outputs[0]], sources,
+                (kernel.file,), scratch=scratch, reverse_key=reverse_key)
 
 
 # -- CONV_2D ----------------------------------------------------------------------------------------

@@ -110,17 +110,21 @@ def epilogue_params(op: Op) -> dict[str, object]:
     return params_f32(op) if op.outputs[0].dtype == DType.FLOAT32 else params_s8(op)
 
 
-def fused_kernels(kernel, suffixes: tuple[str, ...], extra_fits: Callable[[Op], bool] = lambda op: True):
-    """Kernel table entries for `kernel`'s fused variants (params type `<type>_ep_params`, file
-    `<file>_ep.c`), each fitting the ops whose epilogue needs that suffix."""
+S8_SUFFIXES = ("lut", "add", "sub", "rsub", "mul")
+F32_SUFFIXES = ("ep", "ep_res")
+# int8 pools take unary epilogues only (one table).
+SUFFIXES = {"mf_pool_avg_s8": ("lut",), "mf_pool_max_s8": ("lut",)}
+
+
+def fused_kernels(kernel) -> list:
+    """Kernel table entries for a reference kernel's fused variants (params type
+    `<type>_ep_params`, file `<file>_ep.c`), each fitting the ops whose epilogue needs it."""
+    suffixes = SUFFIXES.get(kernel.name, F32_SUFFIXES if kernel.name.endswith("_f32") else S8_SUFFIXES)
+
     def fits(suffix: str) -> Callable[[Op], bool]:
-        return lambda op: variant(op) == suffix and kernel.fits(op) and extra_fits(op)
+        return lambda op: variant(op) == suffix and kernel.fits(op)
 
     ep_type = kernel.params_type.removesuffix("_params") + "_ep_params"
     ep_file = kernel.file.removesuffix(".c") + "_ep.c"
     return [replace(kernel, name=f"{kernel.name}_{s}", params_type=ep_type, file=ep_file, fits=fits(s))
             for s in suffixes]
-
-
-S8_SUFFIXES = ("lut", "add", "sub", "rsub", "mul")
-F32_SUFFIXES = ("ep", "ep_res")

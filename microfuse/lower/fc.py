@@ -7,14 +7,15 @@ import numpy as np
 from .. import quant
 from ..errors import UnsupportedError
 from ..ir import DType, Op
-from . import Call, ConstArray, lowering
 from ..passes.epilogue import own_output
-from .conv import Kernel, bias_of, filter_scales, float_act, float_bias, make_call, per_tensor_int8, pick, table
-from .epilogue import F32_SUFFIXES, S8_SUFFIXES
+from . import Call, ConstArray, fast, lowering
+from .conv import Kernel, bias_of, filter_scales, float_act, float_bias, make_call, per_tensor_int8, pick
 
-FC_S8 = table(Kernel("mf_fc_s8", "mf_fc_s8_params", "mf_fc_s8.c"), S8_SUFFIXES)
-FC_S8_PC = table(Kernel("mf_fc_s8_pc", "mf_fc_s8_pc_params", "mf_fc_s8_pc.c"), S8_SUFFIXES)
-FC_F32 = table(Kernel("mf_fc_f32", "mf_fc_f32_params", "mf_fc_f32.c"), F32_SUFFIXES)
+FC_S8_DSP = Kernel("mf_fc_s8_dsp", "mf_fc_s8_dsp_params", "mf_fc_s8_dsp.c", fast.fc_fits,
+                   prepare=fast.fc_prepare)
+FC_S8 = [FC_S8_DSP, Kernel("mf_fc_s8", "mf_fc_s8_params", "mf_fc_s8.c")]
+FC_S8_PC = [FC_S8_DSP, Kernel("mf_fc_s8_pc", "mf_fc_s8_pc_params", "mf_fc_s8_pc.c")]
+FC_F32 = [Kernel("mf_fc_f32", "mf_fc_f32_params", "mf_fc_f32.c")]
 
 
 def rows(op: Op) -> dict[str, int]:

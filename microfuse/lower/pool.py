@@ -4,16 +4,14 @@ from __future__ import annotations
 
 from .. import quant
 from ..ir import DType, Op
-from . import Call, lowering
 from ..passes.epilogue import own_output
-from .conv import Kernel, float_act, make_call, per_tensor_int8, pick, table, window
-from .epilogue import F32_SUFFIXES
+from . import Call, lowering
+from .conv import Kernel, float_act, make_call, per_tensor_int8, pick, window
 
-# int8 pools take unary epilogues only (one table); float pools any float epilogue.
-AVG_S8 = table(Kernel("mf_pool_avg_s8", "mf_pool_s8_params", "mf_pool_avg_s8.c"), ("lut",))
-MAX_S8 = table(Kernel("mf_pool_max_s8", "mf_pool_s8_params", "mf_pool_max_s8.c"), ("lut",))
-AVG_F32 = table(Kernel("mf_pool_avg_f32", "mf_pool_f32_params", "mf_pool_avg_f32.c"), F32_SUFFIXES)
-MAX_F32 = table(Kernel("mf_pool_max_f32", "mf_pool_f32_params", "mf_pool_max_f32.c"), F32_SUFFIXES)
+AVG_S8 = [Kernel("mf_pool_avg_s8", "mf_pool_s8_params", "mf_pool_avg_s8.c")]
+MAX_S8 = [Kernel("mf_pool_max_s8", "mf_pool_s8_params", "mf_pool_max_s8.c")]
+AVG_F32 = [Kernel("mf_pool_avg_f32", "mf_pool_f32_params", "mf_pool_avg_f32.c")]
+MAX_F32 = [Kernel("mf_pool_max_f32", "mf_pool_f32_params", "mf_pool_max_f32.c")]
 
 
 def pool_window(op: Op) -> dict[str, int]:

@@ -77,11 +77,14 @@ def problems(op: Op) -> list[str]:
     """Every reason this op cannot be compiled, as user-facing text (empty: supported)."""
     d = REGISTRY.get(op.kind)
     if d is None:
-        return [f"{op.kind} is not supported (see `microfuse ops` for the supported ops)"]
+        return [f"{op.kind} is not supported; supported ops: `microfuse ops`"]
     first = next((t for t in op.inputs if t is not None), None)
     if first is not None and first.dtype not in d.dtypes:
         allowed = ", ".join(sorted(str(t) for t in d.dtypes))
-        return [f"input type {first.dtype} is not supported (supported: {allowed})"]
+        # a float, 16x8 or uint8 model where int8 works: the fix is in the converter, not here
+        hint = ("; convert the model with int8 full-integer quantization"
+                if first.dtype in (DType.FLOAT32, DType.INT16, DType.UINT8) and DType.INT8 in d.dtypes else "")
+        return [f"input type {first.dtype} is not supported (supported: {allowed}){hint}"]
     found = []
     for check in d.constraints:
         try:

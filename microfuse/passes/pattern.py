@@ -163,6 +163,7 @@ class Rewriter:
         self.view = View(graph)
         self.optimize = optimize
         self.log: list[Decision] = [] if log is None else log
+        self.cost = None  # the fusion passes' cost model, made on first use
         self._seen: set[tuple[str, tuple[int, ...]]] = set()
 
     @property

@@ -10,5 +10,6 @@
 #include "mf_elementwise.h"
 #include "mf_softmax.h"
 #include "mf_data.h"
+#include "mf_fast.h"
 
 #endif /* MF_KERNELS_H */

@@ -1,0 +1,160 @@
+"""examples/firmware: its own Makefile builds the model library and a bare-metal firmware, QEMU runs it,
+and the scores it prints over the UART equal TFLite Micro's output for the same quantized input."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import QEMU, REPO, model
+
+from microfuse import oracle
+
+pytestmark = QEMU
+EXAMPLE = REPO / "examples" / "firmware"
+
+
+def make_run(build: Path, *variables: str) -> str:
+    """`make -C examples/firmware run` into `build`; the firmware's UART text."""
+    microfuse = f"{shlex.quote(sys.executable)} -m microfuse"
+    cmd = ["make", "-C", str(EXAMPLE), "run", f"BUILD={build}", f"MICROFUSE={microfuse}",
+           f"PYTHON={sys.executable}", *variables]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done.stdout
+
+
+def printed(text: str) -> tuple[list[int], int]:
+    scores = re.search(r"^scores:((?: -?\d+)+)$", text, re.M)
+    top = re.search(r"^top class: (\d+) \(score \d+/1000\)$", text, re.M)
+    assert scores and top, text[-2000:]
+    return [int(s) for s in scores.group(1).split()], int(top.group(1))
+
+
+def header_floats(path: Path) -> np.ndarray:
+    """The test vector's values as the C compiler reads them (`_` 0.0f, `X` 1.0f in the default one)."""
+    body = path.read_text().split("= {", 1)[1].split("};", 1)[0]
+    body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
+    words = [w.strip() for w in body.split(",") if w.strip()]
+    named = {"_": 0.0, "X": 1.0}
+    return np.array([named[w] if w in named else float(w.rstrip("f")) for w in words], dtype=np.float32)
+
+
+def quantize_like_c(x: np.ndarray, header: Path) -> np.ndarray:
+    """main.c's quantize(): float32 x / scale, round half away from zero, + zero point, clamp."""
+    text = header.read_text()
+    scale = np.float32(re.search(r"#define MODEL_INPUT0_SCALE ([-0-9.e+]+)f", text).group(1))
+    zero = int(re.search(r"#define MODEL_INPUT0_ZERO_POINT (-?\d+)", text).group(1))
+    q = x.astype(np.float32) / scale
+    r = np.trunc(np.where(q < 0, q - np.float32(0.5), q + np.float32(0.5))).astype(np.int64) + zero
+    return np.clip(r, -128, 127).astype(np.int8)
+
+
+def expected(model_path: Path, values: np.ndarray, build: Path) -> np.ndarray:
+    graph_input = quantize_like_c(values, build / "model" / "model.h")
+    shape = oracle_input_shape(build / "model" / "model.h")
+    return oracle.run(model_path.read_bytes(), [graph_input.reshape(shape)])[0].reshape(-1)
+
+
+def oracle_input_shape(header: Path) -> list[int]:
+    line = re.search(r"/\* input 0 '.*?': int8 (\[[\d, ]+\]) \*/", header.read_text())
+    assert line, f"{header} does not describe input 0 as int8"
+    return [int(d) for d in line.group(1).strip("[]").split(",")]
+
+
+def test_default_firmware_prints_tflm_class(tmp_path):
+    """The command the README of the example shows: the tiny CNN on its vertical-bar test image."""
+    scores, top = printed(make_run(tmp_path / "build"))
+    values = header_floats(EXAMPLE / "data" / "test_input.h")
+    assert values.size == 256 and values.sum() == 32  # a 2-pixel wide bar on a 16x16 image
+    ref = expected(REPO / "examples" / "tiny_cnn_int8.tflite", values, tmp_path / "build")
+    assert scores == ref.tolist()
+    assert top == int(np.argmax(ref)) == 1  # the model knows a vertical bar
+
+
+def test_another_model_and_input(tmp_path):
+    """KWS with a float32 .npy test vector (make MODEL=... INPUT=...): npy_to_c.py, quantize in C."""
+    kws = model("mlperf_kws_dscnn_int8")
+    x = np.random.default_rng(7).normal(0.0, 25.0, (1, 49, 10, 1)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    build = tmp_path / "build"
+    scores, top = printed(make_run(build, f"MODEL={kws}", f"INPUT={tmp_path / 'x.npy'}"))
+    assert np.array_equal(header_floats(build / "input" / "test_input.h"), x.reshape(-1))
+    ref = expected(kws, x.reshape(-1), build)
+    assert scores == ref.tolist()
+    assert top == int(np.argmax(ref))
+
+
+# -- docs: every `sh` block of a page runs, in order, as a new user would type it ---------------------
+DOCS = REPO / "docs"
+CHECKED = ("output ", "scores:", "top class:")  # documented lines that must come out verbatim
+FILE_BLOCK = re.compile(r"(?:/\*|#|//) ([\w.-]+/)*[\w-]+\.(?:c|txt|conf|ino)\b")  # `/* app/main.c */`
+
+
+def doc_blocks(path: Path) -> list[tuple[str, str, str]]:
+    """(language, code, the text block right after it or '') for every fenced block of a page."""
+    found = re.findall(r"^```(\w*)\n(.*?)^```$", path.read_text(), re.M | re.S)
+    return [(lang, code, found[i + 1][1] if i + 1 < len(found) and found[i + 1][0] == "text" else "")
+            for i, (lang, code) in enumerate(found) if lang != "text"]
+
+
+def user_shell(tmp: Path) -> dict:
+    """A PATH whose `microfuse` and `python3` are this interpreter's (as after `pip install -e .`)."""
+    import os
+
+    bin_dir = tmp / "bin"
+    bin_dir.mkdir()
+    for name, target in (("microfuse", f"{shlex.quote(sys.executable)} -m microfuse"),
+                         ("python3", shlex.quote(sys.executable))):
+        script = bin_dir / name
+        script.write_text(f'#!/bin/sh\nexec {target} "$@"\n')
+        script.chmod(0o755)
+    return {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+
+
+def run_page(page: Path, tmp: Path, min_commands: int) -> None:
+    """In a fresh folder holding a copy of examples/: write the page's named files (a block whose
+    first line is a comment naming a path), then run its `sh` blocks and check the shown lines."""
+    import shutil
+
+    work = tmp / "work"
+    shutil.copytree(REPO / "examples", work / "examples", ignore=shutil.ignore_patterns("build", "__pycache__"))
+    env = user_shell(tmp)
+    blocks = doc_blocks(page)
+    for lang, code, _ in blocks:
+        named = FILE_BLOCK.match(code)
+        if lang != "sh" and named:
+            path = work / named.group(0).split(" ", 1)[1]
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(code)
+    commands = [(code, shown) for lang, code, shown in blocks if lang == "sh"]
+    assert len(commands) >= min_commands, f"{page.name} lost its commands"
+    for code, shown in commands:
+        done = subprocess.run(["bash", "-euo", "pipefail", "-c", code], cwd=work, env=env, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, f"{page.name}:\n{code}\n{done.stdout[-2000:]}{done.stderr[-2000:]}"
+        for line in shown.splitlines():
+            if line.startswith(CHECKED) or "bit-exact" in line:
+                assert line in done.stdout.splitlines(), f"{code}\nshown: {line}\ngot:\n{done.stdout[-2000:]}"
+
+
+def test_quickstart_commands_work(tmp_path):
+    run_page(DOCS / "quickstart.md", tmp_path, 6)
+
+
+def test_api_example_program_works(tmp_path):
+    run_page(DOCS / "api.md", tmp_path, 1)
+    assert (tmp_path / "work" / "main.c").is_file()
+
+
+def test_integration_commands_work(tmp_path):
+    """Make (cross and host), CMake add_subdirectory, and the Arduino library layout."""
+    run_page(DOCS / "integrate.md", tmp_path, 3)
+    work = tmp_path / "work"
+    assert (work / "app" / "build" / "demo").is_file()
+    assert (work / "arduino" / "libraries" / "tiny_model" / "src" / "tiny.h").is_file()

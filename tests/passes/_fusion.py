@@ -1,0 +1,78 @@
+"""Helpers for the fusion tests: many small graphs merged into one model (one TFLM run, one gcc
+build), kernel-call counts with fusion off and on, and outputs compared with TFLM."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from microfuse import oracle
+from microfuse.build import Options, compile_model
+from microfuse.ir import DType, Graph
+from microfuse.passes import Context, cost, run_passes
+from microfuse.testing.host import run_graph
+from microfuse.testing.modelgen import random_input
+from microfuse.tflite.writer import write
+
+SIZE = Options(optimize="size")  # reference kernels: every epilogue has a kernel variant
+
+
+@pytest.fixture
+def always_fuse(monkeypatch):
+    """Every legal fusion wins (the cost model's verdict is still computed and logged): the
+    pattern tests check what may fuse and that it stays exact; test_fuse_cost.py checks the
+    objectives."""
+    real = cost.decide
+
+    def decide(base, delta, optimize):
+        verdict = real(base, delta, optimize)
+        return cost.Verdict(True, "forced by the test: " + verdict.reason, delta)
+
+    monkeypatch.setattr(cost, "decide", decide)
+
+
+def merge(graphs: list[Graph], name: str = "cases") -> Graph:
+    """One graph holding every case side by side (tensor names made unique)."""
+    ops, inputs, outputs, seen = [], [], [], set()
+    for i, g in enumerate(graphs):
+        for t in g.tensors():
+            if id(t) not in seen:
+                seen.add(id(t))
+                t.name = f"c{i}_{t.name}"
+                t.index = -1
+        ops += g.ops
+        inputs += g.inputs
+        outputs += g.outputs
+    for k, op in enumerate(ops):
+        op.index = k
+    graph = Graph(ops, inputs, outputs, name=name)
+    graph.verify()
+    return graph
+
+
+def calls(graph: Graph, options: Options = SIZE) -> list[str]:
+    """The kernel names of the compiled graph, in call order."""
+    return [c.kernel for c in compile_model(graph, options).calls]
+
+
+def fused(graph: Graph, optimize: str = "size") -> tuple[Graph, list[dict]]:
+    """The graph after the pipeline (verified after each pass) and the fusion decisions."""
+    ctx = Context(optimize)
+    out = run_passes(graph, verify=True, context=ctx)
+    return out, ctx.decisions()
+
+
+def check_exact(graph: Graph, rng: np.random.Generator, samples: int = 3, options: Options = SIZE) -> None:
+    """microfuse (host gcc, fusion on) equals TFLM on the unfused model: bytes, or 1e-5 for float."""
+    model = write(graph)
+    feeds = [random_input(rng, graph) for _ in range(samples)]
+    ours = run_graph(graph, feeds, options=options)
+    for s, feed in enumerate(feeds):
+        for k, (got, want) in enumerate(zip(ours[s], oracle.run(model, feed))):
+            want = np.asarray(want).reshape(got.shape)
+            where = f"output {k} ('{graph.outputs[k].name}'), sample {s}"
+            if graph.outputs[k].dtype == DType.FLOAT32:
+                np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=where)
+            else:
+                bad = np.flatnonzero(got.reshape(-1) != want.reshape(-1))
+                assert bad.size == 0, f"{where}: {bad.size} of {got.size} values differ"
