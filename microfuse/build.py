@@ -68,12 +68,9 @@ def compile_model(model: str | Path | bytes | Graph, options: Options = Options(
                               fuse=options.fuse, context=context)
     ops.check_supported(graph)
     _check_io(graph)
-    with lowering.optimizing(options.optimize):  # picks the kernel variants (lower/fast.py)
-        calls = {id(op): lowering.lower(op) for op in graph.ops if not ops.REGISTRY[op.kind].alias}
+    calls = _choose_kernels(graph, options.optimize)
     try:
-        memory = plan.plan(graph, arena_limit=_arena_limit(options),
-                           scratch=lambda op: calls[id(op)].scratch if id(op) in calls else 0,
-                           allow_backward=lambda op: id(op) in calls and calls[id(op)].reversible)
+        memory = _plan(graph, calls, _arena_limit(options))
     except PlanError as e:
         if options.board is None:
             raise
@@ -85,6 +82,49 @@ def compile_model(model: str | Path | bytes | Graph, options: Options = Options(
     path = "" if isinstance(model, (bytes, Graph)) else str(model)
     return Compiled(options.name, source, graph, ordered, memory, options, path,
                     fusion=context.decisions())
+
+
+def _lower_all(graph: Graph, level: str) -> dict[int, lowering.Call]:
+    with lowering.optimizing(level):  # picks the kernel variants (lower/fast.py)
+        return {id(op): lowering.lower(op) for op in graph.ops if not ops.REGISTRY[op.kind].alias}
+
+
+def _plan(graph: Graph, calls: dict[int, lowering.Call], limit: int | None = None) -> plan.Plan:
+    return plan.plan(graph, arena_limit=limit,
+                     scratch=lambda op: calls[id(op)].scratch if id(op) in calls else 0,
+                     allow_backward=lambda op: id(op) in calls and calls[id(op)].reversible)
+
+
+def _choose_kernels(graph: Graph, level: str) -> dict[int, lowering.Call]:
+    """Kernel per op. `balanced` keeps the arena the reference kernels reach: fast kernels
+    (scratch, no in-place runs) only where they don't raise the peak."""
+    calls = _lower_all(graph, level)
+    if level != "balanced":
+        return calls
+    small = _lower_all(graph, "size")
+    target = _plan(graph, small).arena_bytes
+    while (memory := _plan(graph, calls)).arena_bytes > target:
+        swaps = [op for op in _ops_at_peak(memory) if calls[id(op)].kernel != small[id(op)].kernel]
+        if not swaps:
+            return small
+        # undo the fast kernel that lowers the peak most; among equals the one with fewest MACs
+        trials = [(_plan(graph, {**calls, id(op): small[id(op)]}).arena_bytes, ops.macs(op), i)
+                  for i, op in enumerate(swaps)]
+        best = swaps[min(trials)[2]]
+        calls[id(best)] = small[id(best)]
+    return calls
+
+
+def _ops_at_peak(memory: plan.Plan) -> list:
+    """The op running at the peak step, then the producers of the buffers alive there."""
+    step = memory.peak_step
+    found = [memory.order[step]] if memory.order else []
+    for b in memory.alive_at(step):
+        found += [op for op in memory.order for t in b.tensors if t in op.outputs]
+        if b.scratch_of is not None:
+            found.append(b.scratch_of)
+    unique = {id(op): op for op in found}
+    return [op for op in unique.values() if op in memory.order]
 
 
 def _arena_limit(options: Options) -> int | None:
