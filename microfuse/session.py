@@ -79,7 +79,7 @@ def bench(model, board_name: str, options: Options = Options(), port: str | None
         tick(1, "two timed runs")
         with open_runner(board, lib, compiled.name, compiled.graph, Path(tmp), elf=elf, port=port) as runner:
             runner.run([sample, sample])
-        tick(1, "building the per-call build")
+        tick(1, "building the per-call timing firmware")
         traced = build_firmware(board, lib, compiled.name, Path(tmp) / "traced", extra_cflags=["-DMF_TRACE"])
         tick(1, "per-call run")
         with open_session(board, elf=traced, port=port, expect_model=compiled.name) as session:

@@ -10,7 +10,7 @@ import numpy as np
 from .. import ops, quant
 from ..errors import ModelError, UnsupportedError
 from ..ir import DType, Op, Tensor
-from ..ops.common import same_pad
+from ..ops.common import window_pads
 from ..passes.epilogue import own_output
 from . import Call, ConstArray, fast, lowering
 from .epilogue import epilogue_params, fused_kernels, operands
@@ -92,8 +92,8 @@ def window(op: Op, kh: int, kw: int, dilation_h: int = 1, dilation_w: int = 1) -
     n, in_h, in_w, _ = op.inputs[0].shape
     _, out_h, out_w, _ = own_output(op).shape
     a = op.attrs
-    pad_h = same_pad(in_h, kh, a.stride_h, dilation_h, out_h) if a.padding == "SAME" else 0
-    pad_w = same_pad(in_w, kw, a.stride_w, dilation_w, out_w) if a.padding == "SAME" else 0
+    # the padding after the last row / column needs no field: taps outside the image are skipped
+    pad_h, _, pad_w, _ = window_pads(op)
     return dict(batches=n, in_h=in_h, in_w=in_w, out_h=out_h, out_w=out_w,
                 stride_h=a.stride_h, stride_w=a.stride_w, pad_h=pad_h, pad_w=pad_w)
 

@@ -19,6 +19,8 @@ class Attrs:
 
     OPTIONS: ClassVar[dict[str, str]] = {}
     ENUMS: ClassVar[dict[str, tuple[str, ...]]] = {"padding": PADDING, "activation": ACTIVATIONS}
+    # Fields only the IR has (set by passes, e.g. explicit pads): the options table lacks them.
+    IR_ONLY: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
     def from_options(cls, raw: dict):
@@ -39,6 +41,11 @@ class Attrs:
         raw = {}
         for f in fields(self):
             v = getattr(self, f.name)
+            if f.name in self.IR_ONLY:
+                continue
+            if f.name == "padding" and v == EXPLICIT:
+                raise ValueError("explicit padding (from a folded PAD) has no TFLite form; "
+                                 "write the graph before the passes")
             if f.name in self.ENUMS:
                 v = self.ENUMS[f.name].index(v)
             elif isinstance(v, tuple):
@@ -48,6 +55,10 @@ class Attrs:
 
 
 _ACT = {"activation": "fused_activation_function"}
+# padding "EXPLICIT" (made by passes/pad_fold.py and dilate.py, never read from a file): the
+# window's (top, bottom, left, right) padding is `pads`; ops/common.py window_pads reads it.
+EXPLICIT = "EXPLICIT"
+NO_PADS = (0, 0, 0, 0)
 
 
 @dataclass(frozen=True)
@@ -58,7 +69,9 @@ class ConvAttrs(Attrs):
     activation: str = "NONE"
     dilation_w: int = 1
     dilation_h: int = 1
+    pads: tuple[int, int, int, int] = NO_PADS  # padding "EXPLICIT" only
     OPTIONS: ClassVar = {**_ACT, "dilation_w": "dilation_w_factor", "dilation_h": "dilation_h_factor"}
+    IR_ONLY: ClassVar = ("pads",)
 
 
 @dataclass(frozen=True)
@@ -70,7 +83,9 @@ class DepthwiseAttrs(Attrs):
     activation: str = "NONE"
     dilation_w: int = 1
     dilation_h: int = 1
+    pads: tuple[int, int, int, int] = NO_PADS  # padding "EXPLICIT" only
     OPTIONS: ClassVar = ConvAttrs.OPTIONS
+    IR_ONLY: ClassVar = ("pads",)
 
 
 @dataclass(frozen=True)
@@ -81,7 +96,9 @@ class PoolAttrs(Attrs):
     filter_w: int = 1
     filter_h: int = 1
     activation: str = "NONE"
+    pads: tuple[int, int, int, int] = NO_PADS  # padding "EXPLICIT" only
     OPTIONS: ClassVar = {**_ACT, "filter_w": "filter_width", "filter_h": "filter_height"}
+    IR_ONLY: ClassVar = ("pads",)
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,47 @@ def same_pad(size: int, kernel: int, stride: int, dilation: int, out: int) -> in
     return max(0, ((out - 1) * stride + effective - size) // 2)
 
 
+def window_kernel(op: Op) -> tuple[int, int, int, int]:
+    """(k_h, k_w, dilation_h, dilation_w) of a windowed op: conv, depthwise or pool."""
+    a = op.attrs
+    if op.kind in ("CONV_2D", "DEPTHWISE_CONV_2D"):
+        _, kh, kw, _ = op.inputs[1].shape
+        return kh, kw, a.dilation_h, a.dilation_w
+    return a.filter_h, a.filter_w, 1, 1
+
+
+def window_pads(op: Op) -> tuple[int, int, int, int]:
+    """(top, bottom, left, right) padding of a windowed op: TFLite's SAME (the smaller half
+    before), none for VALID, or the pads of EXPLICIT (a folded PAD). The shape rules, the
+    lowerings and the planner's read windows all take the padding from here."""
+    a = op.attrs
+    if a.padding == "EXPLICIT":
+        return tuple(int(p) for p in a.pads)
+    if a.padding != "SAME":
+        return (0, 0, 0, 0)
+    _, h, w, _ = op.inputs[0].shape
+    kh, kw, dh, dw = window_kernel(op)
+    pads = []
+    for size, k, stride, dil in ((h, kh, a.stride_h, dh), (w, kw, a.stride_w, dw)):
+        out = conv_out(size, k, stride, dil, "SAME")
+        before = same_pad(size, k, stride, dil, out)
+        total = max(0, (out - 1) * stride + (k - 1) * dil + 1 - size)
+        pads += [before, max(total - before, 0)]
+    return tuple(pads)
+
+
+def window_out(op: Op) -> tuple[int, int]:
+    """Output height and width of a windowed op."""
+    _, h, w, _ = op.inputs[0].shape
+    kh, kw, dh, dw = window_kernel(op)
+    a = op.attrs
+    if a.padding != "EXPLICIT":
+        return (conv_out(h, kh, a.stride_h, dh, a.padding), conv_out(w, kw, a.stride_w, dw, a.padding))
+    top, bottom, left, right = window_pads(op)
+    return (conv_out(h + top + bottom, kh, a.stride_h, dh, "VALID"),
+            conv_out(w + left + right, kw, a.stride_w, dw, "VALID"))
+
+
 def rank(n: int, which: int = 0):
     """Constraint: input `which` has rank n."""
     def check(op: Op) -> str | None:

@@ -5,14 +5,11 @@ from __future__ import annotations
 from ..ir import DType, Op
 from . import OpDef, register
 from .attrs import ConvAttrs, DepthwiseAttrs
-from .common import activation_supported, const_input, conv_out, quantized_if_int8, rank
+from .common import activation_supported, const_input, quantized_if_int8, rank, window_out
 
 
 def _out_hw(op: Op, kh: int, kw: int) -> tuple[int, int]:
-    _, h, w, _ = op.inputs[0].shape
-    a = op.attrs
-    return (conv_out(h, kh, a.stride_h, a.dilation_h, a.padding),
-            conv_out(w, kw, a.stride_w, a.dilation_w, a.padding))
+    return window_out(op)
 
 
 def _infer_conv(op: Op):

@@ -5,14 +5,12 @@ from __future__ import annotations
 from ..ir import Op
 from . import OpDef, register
 from .attrs import PoolAttrs
-from .common import activation_supported, conv_out, quantized_if_int8, rank
+from .common import activation_supported, quantized_if_int8, rank, window_out
 
 
 def _infer(op: Op):
-    n, h, w, c = op.inputs[0].shape
-    a = op.attrs
-    return [((n, conv_out(h, a.filter_h, a.stride_h, 1, a.padding),
-              conv_out(w, a.filter_w, a.stride_w, 1, a.padding), c), op.inputs[0].dtype)]
+    n, _, _, c = op.inputs[0].shape
+    return [((n, *window_out(op), c), op.inputs[0].dtype)]
 
 
 def _window(op: Op) -> str | None:

@@ -51,7 +51,7 @@ from typing import Callable
 import numpy as np
 
 from ..ir import Op, Tensor
-from ..ops.common import same_pad
+from ..ops.common import window_pads
 
 INF = 1 << 62  # "no bound": larger than any arena
 
@@ -148,9 +148,8 @@ def _windowed(op: Op, slot: int) -> Access | None:
     inp, out = op.inputs[0], op.outputs[0]
     n, h, w, cin = inp.shape
     _, oh, ow, cout = out.shape
-    kh, kw, sh, sw, dh, dw, padding = _window_geometry(op)
-    pt = same_pad(h, kh, sh, dh, oh) if padding == "SAME" else 0
-    pl = same_pad(w, kw, sw, dw, ow) if padding == "SAME" else 0
+    kh, kw, sh, sw, dh, dw, _ = _window_geometry(op)
+    pt, _, pl, _ = window_pads(op)  # SAME, VALID or EXPLICIT (a folded PAD)
     y0, y1 = _valid_range(np.arange(oh, dtype=np.int64) * sh - pt, kh, dh, h)
     x0, x1 = _valid_range(np.arange(ow, dtype=np.int64) * sw - pl, kw, dw, w)
     batch = np.arange(n, dtype=np.int64)[:, None, None] * h

@@ -32,6 +32,8 @@ typedef struct {
     const int32_t *bias;     /* [out_c], input offset folded in (never NULL) */
     const int32_t *mult;     /* [out_c] Q31 multipliers */
     const int32_t *shift;    /* [out_c] TFLite shifts (> 0: left) */
+    int32_t out_stride;      /* elements between output pixels: 0 = out_c (dense); more when
+                                the output is a channel slice of a wider tensor (concat) */
 } mf_conv2d_s8_params;
 
 typedef struct {
@@ -45,6 +47,8 @@ typedef struct {
     float act_min, act_max;
     const float *weights;    /* [out_c][k_h][k_w][in_c] */
     const float *bias;       /* [out_c] or NULL */
+    int32_t out_stride;      /* elements between output pixels: 0 = out_c (dense); more when
+                                the output is a channel slice of a wider tensor (concat) */
 } mf_conv2d_f32_params;
 
 /* Depthwise: output channel oc reads input channel oc / depth_multiplier. */
@@ -66,6 +70,8 @@ typedef struct {
     const int32_t *shift;
     int32_t reverse;         /* 1: output pixels last to first (the planner placed the
                                 output above its input: a backward run) */
+    int32_t out_stride;      /* elements between output pixels: 0 = out_c (dense); more when
+                                the output is a channel slice of a wider tensor (concat) */
 } mf_dwconv2d_s8_params;
 
 typedef struct {
@@ -80,6 +86,8 @@ typedef struct {
     float act_min, act_max;
     const float *weights;    /* [k_h][k_w][out_c] */
     const float *bias;       /* [out_c] or NULL */
+    int32_t out_stride;      /* elements between output pixels: 0 = out_c (dense); more when
+                                the output is a channel slice of a wider tensor (concat) */
 } mf_dwconv2d_f32_params;
 
 void mf_conv2d_s8(const mf_conv2d_s8_params *p, const int8_t *input, int8_t *output);

@@ -14,7 +14,9 @@ MF_BODY void mf_conv2d_s8_body(const mf_conv2d_s8_params *p, const mf_epilogue_s
 {
     const int32_t pixel = p->in_c;
     const int32_t filter_size = p->k_h * p->k_w * p->in_c;
-    int8_t *out = output;
+    const int32_t out_stride = p->out_stride ? p->out_stride : p->out_c;
+    int8_t *out = output;    /* the current output pixel (out_stride elements apart) */
+    int32_t i = 0;           /* dense index of the output element: the residual's index */
     int32_t n, oy, ox, oc, ky, kx, c;
 
     for (n = 0; n < p->batches; n++) {
@@ -47,9 +49,9 @@ MF_BODY void mf_conv2d_s8_body(const mf_conv2d_s8_params *p, const mf_epilogue_s
                     }
                     acc = mf_requantize(acc, p->mult[oc], p->shift[oc]) + p->out_zero_point;
                     acc = MF_CLAMP(acc, p->act_min, p->act_max);
-                    *out = mf_ep_s8(e, kind, acc, res, (int32_t)(out - output));
-                    out++;
+                    out[oc] = mf_ep_s8(e, kind, acc, res, i++);
                 }
+                out += out_stride;
             }
         }
     }
@@ -59,6 +61,7 @@ MF_BODY void mf_dwconv2d_s8_body(const mf_dwconv2d_s8_params *p, const mf_epilog
                                  const int8_t *input, const int8_t *res, int8_t *output)
 {
     const int32_t pixels = p->batches * p->out_h * p->out_w;
+    const int32_t out_stride = p->out_stride ? p->out_stride : p->out_c;
     int32_t q, oc, ky, kx;
 
     /* One output pixel at a time, in raster order or (p->reverse) its exact opposite: the
@@ -71,7 +74,8 @@ MF_BODY void mf_dwconv2d_s8_body(const mf_dwconv2d_s8_params *p, const mf_epilog
         const int8_t *image = input + n * p->in_h * p->in_w * p->in_c;
         const int32_t y0 = oy * p->stride_h - p->pad_h;
         const int32_t x0 = ox * p->stride_w - p->pad_w;
-        const int32_t base = pixel * p->out_c;
+        const int32_t base = pixel * p->out_c; /* dense index: the residual's */
+        int8_t *out = output + pixel * out_stride;
         for (oc = 0; oc < p->out_c; oc++) {
             const int8_t *channel = image + oc / p->depth_multiplier;
             int32_t acc = p->bias[oc];
@@ -88,7 +92,7 @@ MF_BODY void mf_dwconv2d_s8_body(const mf_dwconv2d_s8_params *p, const mf_epilog
             }
             acc = mf_requantize(acc, p->mult[oc], p->shift[oc]) + p->out_zero_point;
             acc = MF_CLAMP(acc, p->act_min, p->act_max);
-            output[base + oc] = mf_ep_s8(e, kind, acc, res, base + oc);
+            out[oc] = mf_ep_s8(e, kind, acc, res, base + oc);
         }
     }
 }
@@ -99,7 +103,9 @@ MF_BODY void mf_conv2d_f32_body(const mf_conv2d_f32_params *p, const mf_epilogue
 {
     const int32_t pixel = p->in_c;
     const int32_t filter_size = p->k_h * p->k_w * p->in_c;
-    float *out = output;
+    const int32_t out_stride = p->out_stride ? p->out_stride : p->out_c;
+    float *out = output;     /* the current output pixel (out_stride elements apart) */
+    int32_t i = 0;           /* dense index of the output element: the residual's index */
     int32_t n, oy, ox, oc, ky, kx, c;
 
     for (n = 0; n < p->batches; n++) {
@@ -127,9 +133,9 @@ MF_BODY void mf_conv2d_f32_body(const mf_conv2d_f32_params *p, const mf_epilogue
                     }
                     total += p->bias != NULL ? p->bias[oc] : 0.0f;
                     total = MF_CLAMP(total, p->act_min, p->act_max);
-                    *out = mf_ep_f32(e, kind, total, res, (int32_t)(out - output));
-                    out++;
+                    out[oc] = mf_ep_f32(e, kind, total, res, i++);
                 }
+                out += out_stride;
             }
         }
     }
@@ -139,7 +145,9 @@ MF_BODY void mf_conv2d_f32_body(const mf_conv2d_f32_params *p, const mf_epilogue
 MF_BODY void mf_dwconv2d_f32_body(const mf_dwconv2d_f32_params *p, const mf_epilogue_f32 *e, int kind,
                                   const float *input, const float *res, float *output)
 {
-    float *out = output;
+    const int32_t out_stride = p->out_stride ? p->out_stride : p->out_c;
+    float *out = output;     /* the current output pixel (out_stride elements apart) */
+    int32_t i = 0;           /* dense index of the output element: the residual's index */
     int32_t n, oy, ox, oc, ky, kx;
 
     for (n = 0; n < p->batches; n++) {
@@ -164,9 +172,9 @@ MF_BODY void mf_dwconv2d_f32_body(const mf_dwconv2d_f32_params *p, const mf_epil
                     }
                     total += p->bias != NULL ? p->bias[oc] : 0.0f;
                     total = MF_CLAMP(total, p->act_min, p->act_max);
-                    *out = mf_ep_f32(e, kind, total, res, (int32_t)(out - output));
-                    out++;
+                    out[oc] = mf_ep_f32(e, kind, total, res, i++);
                 }
+                out += out_stride;
             }
         }
     }

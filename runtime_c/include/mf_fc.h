@@ -21,6 +21,7 @@ typedef struct {
     int32_t mult, shift;     /* one Q31 multiplier and TFLite shift */
     const int8_t *weights;   /* [units][depth] */
     const int32_t *bias;     /* [units], input offset folded in (never NULL) */
+    int32_t out_stride;      /* elements between output rows: 0 = units (dense) */
 } mf_fc_s8_params;
 
 typedef struct {
@@ -31,6 +32,7 @@ typedef struct {
     const int32_t *bias;     /* [units], input offset folded in (never NULL) */
     const int32_t *mult;     /* [units] */
     const int32_t *shift;    /* [units] */
+    int32_t out_stride;      /* elements between output rows: 0 = units (dense) */
 } mf_fc_s8_pc_params;
 
 typedef struct {
@@ -38,6 +40,7 @@ typedef struct {
     float act_min, act_max;
     const float *weights;    /* [units][depth] */
     const float *bias;       /* [units] or NULL */
+    int32_t out_stride;      /* elements between output rows: 0 = units (dense) */
 } mf_fc_f32_params;
 
 void mf_fc_s8(const mf_fc_s8_params *p, const int8_t *input, int8_t *output);

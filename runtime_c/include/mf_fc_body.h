@@ -11,11 +11,13 @@
 MF_BODY void mf_fc_s8_body(int32_t rows, int32_t depth, int32_t units, int32_t out_zero_point,
                            int32_t act_min, int32_t act_max, const int8_t *weights, const int32_t *bias,
                            const int32_t *mult, const int32_t *shift, int per_channel,
-                           const mf_epilogue_s8 *e, int kind, const int8_t *input, const int8_t *res,
-                           int8_t *output)
+                           int32_t out_stride, const mf_epilogue_s8 *e, int kind, const int8_t *input,
+                           const int8_t *res, int8_t *output)
 {
     int32_t r, u, d;
 
+    /* out_stride: elements between output rows, 0 = units (dense); the residual stays dense */
+    out_stride = out_stride ? out_stride : units;
     for (r = 0; r < rows; r++) {
         const int8_t *x = input + r * depth;
         for (u = 0; u < units; u++) {
@@ -27,7 +29,7 @@ MF_BODY void mf_fc_s8_body(int32_t rows, int32_t depth, int32_t units, int32_t o
             }
             acc = mf_requantize(acc, per_channel ? mult[u] : mult[0], per_channel ? shift[u] : shift[0]);
             acc = MF_CLAMP(acc + out_zero_point, act_min, act_max);
-            output[i] = mf_ep_s8(e, kind, acc, res, i);
+            output[r * out_stride + u] = mf_ep_s8(e, kind, acc, res, i);
         }
     }
 }
@@ -35,6 +37,7 @@ MF_BODY void mf_fc_s8_body(int32_t rows, int32_t depth, int32_t units, int32_t o
 MF_BODY void mf_fc_f32_body(const mf_fc_f32_params *p, const mf_epilogue_f32 *e, int kind,
                             const float *input, const float *res, float *output)
 {
+    const int32_t out_stride = p->out_stride ? p->out_stride : p->units;
     int32_t r, u, d;
 
     for (r = 0; r < p->rows; r++) {
@@ -48,7 +51,7 @@ MF_BODY void mf_fc_f32_body(const mf_fc_f32_params *p, const mf_epilogue_f32 *e,
             }
             total += p->bias != NULL ? p->bias[u] : 0.0f;
             total = MF_CLAMP(total, p->act_min, p->act_max);
-            output[i] = mf_ep_f32(e, kind, total, res, i);
+            output[r * out_stride + u] = mf_ep_f32(e, kind, total, res, i);
         }
     }
 }

@@ -20,6 +20,7 @@ typedef struct {
     int32_t stride_h, stride_w;
     int32_t pad_h, pad_w;    /* padding before the first row / column */
     int32_t act_min, act_max;
+    int32_t out_stride;      /* elements between output pixels: 0 = channels (dense) */
 } mf_pool_s8_params;
 
 typedef struct {
@@ -30,6 +31,7 @@ typedef struct {
     int32_t stride_h, stride_w;
     int32_t pad_h, pad_w;    /* padding before the first row / column */
     float act_min, act_max;
+    int32_t out_stride;      /* elements between output pixels: 0 = channels (dense) */
 } mf_pool_f32_params;
 
 void mf_pool_avg_s8(const mf_pool_s8_params *p, const int8_t *input, int8_t *output);

@@ -12,7 +12,9 @@
 MF_BODY void mf_pool_s8_body(const mf_pool_s8_params *p, int average, const mf_epilogue_s8 *e, int kind,
                              const int8_t *input, const int8_t *res, int8_t *output)
 {
-    int8_t *out = output;
+    const int32_t out_stride = p->out_stride ? p->out_stride : p->channels;
+    int8_t *out = output;   /* the current output pixel (out_stride elements apart) */
+    int32_t i = 0;           /* dense index of the output element: the residual's index */
     int32_t n, oy, ox, c, y, x;
 
     for (n = 0; n < p->batches; n++) {
@@ -37,9 +39,9 @@ MF_BODY void mf_pool_s8_body(const mf_pool_s8_params *p, int average, const mf_e
                         acc = acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
                     }
                     acc = MF_CLAMP(acc, p->act_min, p->act_max);
-                    *out = mf_ep_s8(e, kind, acc, res, (int32_t)(out - output));
-                    out++;
+                    out[c] = mf_ep_s8(e, kind, acc, res, i++);
                 }
+                out += out_stride;
             }
         }
     }
@@ -49,7 +51,9 @@ MF_BODY void mf_pool_s8_body(const mf_pool_s8_params *p, int average, const mf_e
 MF_BODY void mf_pool_f32_body(const mf_pool_f32_params *p, int average, const mf_epilogue_f32 *e, int kind,
                               const float *input, const float *res, float *output)
 {
-    float *out = output;
+    const int32_t out_stride = p->out_stride ? p->out_stride : p->channels;
+    float *out = output;    /* the current output pixel (out_stride elements apart) */
+    int32_t i = 0;           /* dense index of the output element: the residual's index */
     int32_t n, oy, ox, c, y, x;
 
     for (n = 0; n < p->batches; n++) {
@@ -72,9 +76,9 @@ MF_BODY void mf_pool_f32_body(const mf_pool_f32_params *p, int average, const mf
                         acc = acc / count;
                     }
                     acc = MF_CLAMP(acc, p->act_min, p->act_max);
-                    *out = mf_ep_f32(e, kind, acc, res, (int32_t)(out - output));
-                    out++;
+                    out[c] = mf_ep_f32(e, kind, acc, res, i++);
                 }
+                out += out_stride;
             }
         }
     }

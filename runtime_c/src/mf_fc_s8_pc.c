@@ -5,5 +5,5 @@
 void mf_fc_s8_pc(const mf_fc_s8_pc_params *p, const int8_t *input, int8_t *output)
 {
     mf_fc_s8_body(p->rows, p->depth, p->units, p->out_zero_point, p->act_min, p->act_max, p->weights,
-                  p->bias, p->mult, p->shift, 1, NULL, MF_EP_NONE, input, NULL, output);
+                  p->bias, p->mult, p->shift, 1, p->out_stride, NULL, MF_EP_NONE, input, NULL, output);
 }

@@ -12,7 +12,7 @@ import numpy as np
 
 from microfuse import ops
 from microfuse.ir import Graph, Op, Tensor
-from microfuse.ops.common import same_pad
+from microfuse.ops.common import window_pads
 from microfuse.plan import Plan
 from microfuse.plan.inplace import access
 
@@ -74,8 +74,7 @@ def _windowed(op: Op, x: np.ndarray, y: np.ndarray, backward: bool, extra) -> No
     else:
         kh, kw, weights = a.filter_h, a.filter_w, None
     dh, dw = getattr(a, "dilation_h", 1), getattr(a, "dilation_w", 1)
-    pt = same_pad(h, kh, a.stride_h, dh, oh) if a.padding == "SAME" else 0
-    pl = same_pad(w, kw, a.stride_w, dw, ow) if a.padding == "SAME" else 0
+    pt, _, pl, _ = window_pads(op)
     staged = access(op, 0).staged
     for u in _units(n * oh * ow, backward):
         b, oy, ox = u // (oh * ow), u // ow % oh, u % ow

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from microfuse.ir import DType
-from microfuse.ops.common import same_pad
+from microfuse.ops.common import window_pads
 from microfuse.plan import inplace
 from microfuse.plan.inplace import INF
 
@@ -26,8 +26,7 @@ def _window_trace(op, backward):
     a = op.attrs
     kh, kw = (op.inputs[1].shape[1:3] if "CONV" in op.kind else (a.filter_h, a.filter_w))
     dh, dw = getattr(a, "dilation_h", 1), getattr(a, "dilation_w", 1)
-    pt = same_pad(h, kh, a.stride_h, dh, oh) if a.padding == "SAME" else 0
-    pl = same_pad(w, kw, a.stride_w, dw, ow) if a.padding == "SAME" else 0
+    pt, _, pl, _ = window_pads(op)
     staged = inplace.access(op, 0).staged
     ei, eo = x.dtype.size, y.dtype.size
     reads, writes, t = [], [], 0
