@@ -10,7 +10,7 @@ from pathlib import Path
 
 from . import lower as lowering
 from . import ops, passes, plan
-from .errors import MicrofuseError, PlanError, UnsupportedError
+from .errors import ArenaLimitError, MicrofuseError, UnsupportedError
 from .ir import Graph
 from .tflite import reader
 
@@ -71,11 +71,11 @@ def compile_model(model: str | Path | bytes | Graph, options: Options = Options(
     calls = _choose_kernels(graph, options.optimize)
     try:
         memory = _plan(graph, calls, _arena_limit(options))
-    except PlanError as e:
-        if options.board is None:
-            raise
-        raise PlanError(f"{e} (board {options.board}: the arena may use its SRAM less stack and "
-                        "harness)") from None
+    except ArenaLimitError as e:
+        where = (f"board {options.board}: the arena may use its SRAM less stack and harness; "
+                 if options.board else "")
+        raise ArenaLimitError(f"{e} ({where}--optimize size may need less; `microfuse build` without "
+                              "the limit writes report.html with the memory timeline)") from None
     for op in memory.backward:
         calls[id(op)].params[calls[id(op)].reverse_key] = 1
     ordered = [calls[id(op)] for op in memory.order if id(op) in calls]
@@ -104,7 +104,8 @@ def _choose_kernels(graph: Graph, level: str) -> dict[int, lowering.Call]:
     small = _lower_all(graph, "size")
     target = _plan(graph, small).arena_bytes
     while (memory := _plan(graph, calls)).arena_bytes > target:
-        swaps = [op for op in _ops_at_peak(memory) if calls[id(op)].kernel != small[id(op)].kernel]
+        swaps = [op for op in _ops_at_peak(memory)  # aliases (no call) have nothing to swap
+                 if id(op) in calls and calls[id(op)].kernel != small[id(op)].kernel]
         if not swaps:
             return small
         # undo the fast kernel that lowers the peak most; among equals the one with fewest MACs

@@ -17,6 +17,10 @@ class PlanError(MicrofuseError):
     """The memory plan is impossible (arena limit) or failed its proof."""
 
 
+class ArenaLimitError(PlanError):
+    """The planned arena is larger than the user's limit or the board's SRAM."""
+
+
 class BoardError(MicrofuseError):
     """A board definition is missing or malformed."""
 

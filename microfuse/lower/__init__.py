@@ -94,6 +94,9 @@ def lowering(kind: str, *dtypes: DType):
 
 
 def lower(op: Op) -> Call:
+    if op.fused and op.fused[-1].kind == "gap":  # a conv fused with its global pool (lower/gap.py)
+        from .gap import lower_gap
+        return lower_gap(op)
     first = next(t for t in op.inputs if t is not None)
     fn = LOWERINGS.get((op.kind, first.dtype))
     if fn is None:

@@ -7,7 +7,7 @@ from typing import Callable
 
 import numpy as np
 
-from .. import ops, quant
+from .. import ops, quant, views
 from ..errors import ModelError, UnsupportedError
 from ..ir import DType, Op, Tensor
 from ..ops.common import window_pads
@@ -32,7 +32,11 @@ class Kernel:
 def pick(table: list[Kernel], op: Op) -> Kernel:
     """The first kernel of `table` that fits `op`: specialised variants go first, the generic
     reference kernel last (it fits every op the constraints let through). An op with a fused
-    epilogue picks among the reference kernel's fused variants (lower/epilogue.py)."""
+    epilogue picks among the reference kernel's fused variants (lower/epilogue.py). An op
+    writing a strided slice (an eliminated concat, microfuse/views.py) needs a kernel with
+    an `out_stride` field: the reference kernels have one, the fast ones do not."""
+    if views.strided(op.outputs[0]):
+        table = [k for k in table if k.prepare is None]
     if op.fused:  # the fused variants of every kernel in the table, fast ones (lower/fast.py) first
         table = [variant for k in table if k.prepare is not None or k is table[-1]
                  for variant in fused_kernels(k)]
@@ -135,6 +139,8 @@ def make_call(kernel: Kernel, op: Op, params: dict[str, object]) -> Call:
         params, scratch = kernel.prepare(op, params)
     if kernel.reversible:
         params = {**params, "reverse": 0}  # the build sets 1 if the plan runs it backward
+    if views.strided(op.outputs[0]):
+        params = {**params, "out_stride": views.element_stride(op.outputs[0])}
     inputs = [op.inputs[0]]
     if op.fused:  # a fused variant: the plain kernel's params (`k.*`), the epilogue's (`ep.*`)
         params = {**{f"k.{key}": value for key, value in params.items()}, **epilogue_params(op)}

@@ -26,13 +26,13 @@ def _infer_dw(op: Op):
 
 def _macs_conv(op: Op) -> int:
     oc, kh, kw, ic = op.inputs[1].shape
-    n, oh, ow, _ = op.outputs[0].shape
+    n, (oh, ow) = op.inputs[0].shape[0], window_out(op)  # not the output: a fused pool may reduce it
     return n * oh * ow * oc * kh * kw * ic
 
 
 def _macs_dw(op: Op) -> int:
     _, kh, kw, oc = op.inputs[1].shape
-    n, oh, ow, _ = op.outputs[0].shape
+    n, (oh, ow) = op.inputs[0].shape[0], window_out(op)
     return n * oh * ow * oc * kh * kw
 
 

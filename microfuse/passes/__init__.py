@@ -31,15 +31,28 @@ class NamedPass:
 
 def pipeline() -> list[NamedPass]:
     """Every pass, in order (imported late so a pass module may import the IR freely)."""
+    from .bn_fold import bn_fold
+    from .concat import eliminate_concat
+    from .dilate import dilate
     from .fold import fold_constants
     from .fuse import fuse
+    from .horizontal import horizontal
+    from .pad_fold import pad_fold
     from .pattern import Rewriter
+    from .pool_fuse import pool_fuse
 
     def fusion(fn):
         return lambda graph, ctx: fn(graph, Rewriter(graph, ctx.optimize, ctx.log))
 
     return [NamedPass("fold", fold_constants),
-            NamedPass("fuse", fusion(fuse), fusion=True)]
+            NamedPass("bn_fold", fusion(bn_fold), fusion=True),
+            NamedPass("pad_fold", fusion(pad_fold), fusion=True),
+            NamedPass("dilate", fusion(dilate), fusion=True),
+            NamedPass("fuse", fusion(fuse), fusion=True),
+            NamedPass("horizontal", fusion(horizontal), fusion=True),
+            NamedPass("concat", fusion(eliminate_concat), fusion=True),
+            # last: its fused op (a conv with a "gap" step) is no longer a plain conv
+            NamedPass("pool_fuse", fusion(pool_fuse), fusion=True)]
 
 
 def run_passes(graph: Graph, only: list[str] | None = None, fuse: bool = True,

@@ -62,6 +62,16 @@ CODE_BYTES = {
     "mf_batch_to_space_f32": 456, "mf_batch_to_space_s8": 456, "mf_space_to_batch_f32": 468,
     "mf_space_to_batch_s8": 470, "mf_hard_swish_f32": 76, "mf_leaky_relu_f32": 42, "mf_logistic_f32": 104,
     "mf_relu6_f32": 64, "mf_relu_f32": 44, "mf_tanh_f32": 32,
+    # conv / depthwise fused with a global average pool or MEAN (runtime_c/include/mf_gap.h)
+    "mf_conv2d_s8_gap": 740, "mf_conv2d_s8_gap_lut": 750, "mf_conv2d_s8_gap_add": 934,
+    "mf_conv2d_s8_gap_sub": 934, "mf_conv2d_s8_gap_rsub": 934, "mf_conv2d_s8_gap_mul": 894,
+    "mf_dwconv2d_s8_gap": 696, "mf_dwconv2d_s8_gap_lut": 710, "mf_dwconv2d_s8_gap_add": 884,
+    "mf_dwconv2d_s8_gap_sub": 884, "mf_dwconv2d_s8_gap_rsub": 884, "mf_dwconv2d_s8_gap_mul": 832,
+    "mf_conv2d_f32_gap": 684, "mf_conv2d_f32_gap_ep": 994, "mf_conv2d_f32_gap_ep_res": 1074,
+    "mf_dwconv2d_f32_gap": 620, "mf_dwconv2d_f32_gap_ep": 956, "mf_dwconv2d_f32_gap_ep_res": 1034,
+    # horizontal siblings (runtime_c/include/mf_multi.h): the shared loop and an N-output entry
+    "mf_conv2d_s8_x2": 590, "mf_conv2d_s8_x3": 594, "mf_conv2d_s8_x4": 598,
+    "mf_fc_s8_x2": 350, "mf_fc_s8_x3": 354, "mf_fc_s8_x4": 358,
 }
 OBJECTIVES = ("size", "speed", "balanced")
 
@@ -121,7 +131,11 @@ class CostModel:
             flash += const_bytes(call)
             kernels.add(call.kernel)
         flash += sum(CODE_BYTES.get(k, DEFAULT_CODE_BYTES) for k in kernels)
-        return Estimate(instructions, moved, peak_bytes(graph), flash)
+        return Estimate(instructions, moved, peak_bytes(graph, self.scratch), flash)
+
+    def scratch(self, op: Op) -> int:
+        call = self.call(op)
+        return call.scratch if call is not None else 0
 
     def judge(self, before: Graph, after: Graph, optimize: str) -> Verdict:
         """Does replacing `before` by `after` win under the objective?"""
@@ -155,6 +169,8 @@ def call_instructions(call) -> int:
     int8 = call.outputs[0].dtype.np.kind != "f"
     luts = [op for op in call.sources if int8 and op.kind in LUT_KINDS]
     total += LUT_COST * out if luts else 0  # an int8 unary chain is one table load
+    if len(call.outputs) > 1:  # horizontal siblings: each source computes its own output only
+        return total + sum(OP_COST.get(op.kind, 1) * t.elements for op, t in zip(call.sources, call.outputs))
     for op in call.sources:
         if "POOL" in op.kind:
             total += POOL_TAP_COST * out * op.attrs.filter_h * op.attrs.filter_w
@@ -177,12 +193,13 @@ def const_bytes(call) -> int:
     return sum(np.asarray(v.data).nbytes for v in call.params.values() if isinstance(v, ConstArray))
 
 
-def peak_bytes(graph: Graph) -> int:
-    """The planner's overlap-aware bound on the arena peak, in the graph's own op order."""
+def peak_bytes(graph: Graph, scratch=None) -> int:
+    """The planner's overlap-aware bound on the arena peak, in the graph's own op order
+    (with each op's kernel scratch when `scratch(op)` gives it)."""
     from ..plan import liveness
 
     try:
-        bufs = liveness.build(graph)
+        bufs = liveness.build(graph, scratch)
     except MicrofuseError:
         return 0
     order = list(graph.ops)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ..errors import PlanError
+from ..errors import ArenaLimitError, PlanError
 from ..ir import Graph, Op, Tensor, short_name
 from . import allocate, check, liveness, schedule
 from .liveness import Buffer, Buffers, Pair
@@ -120,13 +120,13 @@ def _peak_step(bufs: Buffers, pl: _Placement) -> int:
     return top.index(max(top))
 
 
-def _limit_error(plan: Plan, limit: int) -> PlanError:
+def _limit_error(plan: Plan, limit: int) -> ArenaLimitError:
     s = plan.peak_step
     where = plan.order[s].where + (f" '{short_name(plan.order[s].name)}'" if plan.order[s].name else "") \
         if plan.order else "no op"
     alive = sorted(plan.alive_at(s), key=lambda b: b.offset)
     names = ", ".join(f"'{short_name(b.name)}' {b.size} B @{b.offset}" for b in alive)
-    return PlanError(f"arena needs {plan.arena_bytes} bytes, over the limit of {limit}: peak at "
+    return ArenaLimitError(f"arena needs {plan.arena_bytes} bytes, over the limit of {limit}: peak at "
                      f"step {s} ({where}), alive: {names}")
 
 
@@ -158,7 +158,7 @@ def plan(graph: Graph, arena_limit: int | None = None, align: int = 16,
 
 
 def _plan_from(bufs: Buffers, pl: _Placement, base: _Placement, align: int) -> Plan:
-    offsets = {t: pl.offsets[b.index] for t, b in bufs.of.items()}
+    offsets = {t: pl.offsets[b.index] + bufs.within.get(t, 0) for t, b in bufs.of.items()}  # slices: inside
     infos = [BufferInfo(b.name, list(b.tensors), b.size, pl.offsets[b.index], *pl.life[b], b.scratch_of)
              for b in bufs.buffers]
     scratch = {b.scratch_of: (pl.offsets[b.index], b.size) for b in bufs.buffers if b.scratch_of}

@@ -6,8 +6,11 @@ each op that every input still holds its value, that scratch and outputs clobber
 nothing the op still reads, and at the end that the graph outputs hold theirs. Where
 an op's output overlaps an input, the op's declared access order (inplace.access, the
 kernel contract) is replayed unit by unit, in the plan's direction, and each unit's
-reads must come before any store to those bytes. Failure raises PlanError naming the
-first conflict.
+reads must come before any store to those bytes. A slice (microfuse/views.py) holds only its
+own bytes of its base's storage: every CONCAT_VIEW input must sit exactly on the bytes the
+concatenation gives it in the output (computed here from the shapes, not from the slice),
+and the output's value is then the union of its slices. Failure raises PlanError naming
+the first conflict.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import ops as opdefs
+from .. import views
 from ..errors import PlanError
 from ..ir import Graph, Op, Tensor
 from .inplace import Access, access
@@ -25,6 +29,22 @@ if TYPE_CHECKING:
     from . import Plan
 
 FREE = -1
+Region = slice | np.ndarray  # the arena bytes of a tensor: a run, or (a slice) positions
+
+
+def region(t: Tensor, plan: Plan) -> Region:
+    """The arena bytes holding tensor t under the plan."""
+    o = plan.offsets[t]
+    if views.is_slice(t):
+        return o + (t.byte_positions() - t.offset)
+    return slice(o, o + t.nbytes)
+
+
+def _span(r: Region) -> tuple[int, int]:
+    """[lo, hi) of a region (empty: (0, 0))."""
+    if isinstance(r, slice):
+        return r.start, r.stop
+    return (int(r.min()), int(r.max()) + 1) if len(r) else (0, 0)
 
 
 class _Arena:
@@ -34,21 +54,22 @@ class _Arena:
         self.holder = np.full(size, FREE, dtype=np.int64)
         self.names: list[str] = []
 
-    def write(self, name: str, offset: int, size: int) -> int:
+    def write(self, name: str, where: Region) -> int:
         """Store a new value; return its id."""
         self.names.append(name)
-        self.holder[offset:offset + size] = len(self.names) - 1
+        self.holder[where] = len(self.names) - 1
         return len(self.names) - 1
 
-    def clobbered(self, vid: int, offset: int, size: int) -> str | None:
-        """None if [offset, offset + size) holds `vid`, else what is there instead."""
-        region = self.holder[offset:offset + size]
-        bad = np.flatnonzero(region != vid)
+    def clobbered(self, vid: int, where: Region) -> str | None:
+        """None if every byte of `where` holds `vid`, else what is there instead."""
+        held = self.holder[where]
+        bad = np.flatnonzero(held != vid)
         if len(bad) == 0:
             return None
-        who = int(region[bad[0]])
+        who = int(held[bad[0]])
+        at = where.start + int(bad[0]) if isinstance(where, slice) else int(where[bad[0]])
         what = "nothing (never written)" if who == FREE else f"'{self.names[who]}'"
-        return f"byte {offset + int(bad[0])} holds {what}"
+        return f"byte {at} holds {what}"
 
 
 def _where(op: Op, step: int) -> str:
@@ -61,7 +82,8 @@ def _regions(graph: Graph, plan: Plan) -> None:
         if t not in plan.offsets:
             raise PlanError(f"plan check: tensor '{t.name}' has no offset")
         o = plan.offsets[t]
-        if o % plan.align or o < 0 or o + t.nbytes > plan.arena_bytes:
+        lo, hi = _span(region(t, plan))
+        if (o % plan.align and not views.is_slice(t)) or lo < 0 or hi > plan.arena_bytes:
             raise PlanError(f"plan check: tensor '{t.name}' at {o} (+{t.nbytes}) is misaligned or "
                             f"outside the {plan.arena_bytes}-byte arena")
     for op, (o, size) in plan.scratch.items():
@@ -110,13 +132,13 @@ def check(graph: Graph, plan: Plan) -> None:
     vid: dict[Tensor, int] = {}
     for t in graph.inputs:
         if not t.is_const:
-            vid[t] = arena.write(t.name, plan.offsets[t], t.nbytes)
+            vid[t] = arena.write(t.name, region(t, plan))
     for step, op in enumerate(plan.order):
         _run_op(op, step, plan, arena, vid)
     for t in graph.outputs:
         if t.is_const:
             continue
-        bad = arena.clobbered(vid[t], plan.offsets[t], t.nbytes) if t in vid else "it is never written"
+        bad = arena.clobbered(vid[t], region(t, plan)) if t in vid else "it is never written"
         if bad:
             raise PlanError(f"plan check: graph output '{t.name}' is overwritten before the end: {bad}")
 
@@ -124,7 +146,7 @@ def check(graph: Graph, plan: Plan) -> None:
 def _intact(op: Op, step: int, t: Tensor, plan: Plan, arena: _Arena, vid: dict, when: str) -> None:
     if t not in vid:
         raise PlanError(f"plan check: {_where(op, step)} reads '{t.name}' before it is written")
-    bad = arena.clobbered(vid[t], plan.offsets[t], t.nbytes)
+    bad = arena.clobbered(vid[t], region(t, plan))
     if bad:
         raise PlanError(f"plan check: {_where(op, step)} {when} input '{t.name}' "
                         f"[{plan.offsets[t]}, +{t.nbytes}) but {bad}")
@@ -134,6 +156,9 @@ def _run_op(op: Op, step: int, plan: Plan, arena: _Arena, vid: dict) -> None:
     inputs = [t for t in op.inputs if t is not None and not t.is_const]
     for t in inputs:
         _intact(op, step, t, plan, arena, vid, "reads")
+    if op.kind == views.CONCAT_VIEW:
+        _join_slices(op, step, plan, arena, vid)
+        return
     d = opdefs.REGISTRY.get(op.kind)
     if d is not None and d.alias:
         src, out = op.inputs[0], op.outputs[0]
@@ -145,14 +170,15 @@ def _run_op(op: Op, step: int, plan: Plan, arena: _Arena, vid: dict) -> None:
     scratch = None
     if op in plan.scratch:
         o, size = plan.scratch[op]
-        scratch = arena.write(f"scratch of {op.where}", o, size)
+        scratch = arena.write(f"scratch of {op.where}", slice(o, o + size))
         for t in inputs:
             _intact(op, step, t, plan, arena, vid, "needs its scratch apart from")
     replayed = _replay_overlaps(op, step, plan)
     for t in op.outputs:
-        vid[t] = arena.write(t.name, plan.offsets[t], t.nbytes)
+        vid[t] = arena.write(t.name, region(t, plan))
     if scratch is not None:
-        bad = arena.clobbered(scratch, *plan.scratch[op])
+        o, size = plan.scratch[op]
+        bad = arena.clobbered(scratch, slice(o, o + size))
         if bad:
             raise PlanError(f"plan check: {_where(op, step)} writes its output over its own scratch: {bad}")
     for t in inputs:
@@ -162,6 +188,39 @@ def _run_op(op: Op, step: int, plan: Plan, arena: _Arena, vid: dict) -> None:
 
 def _overlaps(a: int, an: int, b: int, bn: int) -> bool:
     return a < b + bn and b < a + an
+
+
+def _concat_bytes(op: Op) -> list[np.ndarray]:
+    """Per input of a concatenation, the bytes of the output it fills (from the output's start)
+    in the input's element order: the op's meaning, computed from the shapes alone."""
+    out = op.outputs[0]
+    size = out.dtype.size
+    axis = op.attrs.axis % len(out.shape)
+    grid = np.arange(out.nbytes, dtype=np.int64).reshape(*out.shape, size)
+    found, at = [], 0
+    for t in op.inputs:
+        n = t.shape[axis]
+        found.append(np.take(grid, np.arange(at, at + n), axis=axis).reshape(-1))
+        at += n
+    return found
+
+
+def _join_slices(op: Op, step: int, plan: Plan, arena: _Arena, vid: dict) -> None:
+    """An eliminated concatenation: each input must hold exactly its part of the output's bytes
+    (already checked intact); the output's value is their union."""
+    out = op.outputs[0]
+    if sum(t.nbytes for t in op.inputs) != out.nbytes:
+        raise PlanError(f"plan check: {_where(op, step)} inputs do not add up to '{out.name}'")
+    start = plan.offsets[out]
+    for t, want in zip(op.inputs, _concat_bytes(op)):
+        have = region(t, plan)
+        have = np.arange(have.start, have.stop) if isinstance(have, slice) else have
+        if len(have) != len(want) or np.any(have != start + want):
+            k = int(np.flatnonzero(have != start + want)[0]) if len(have) == len(want) else 0
+            raise PlanError(f"plan check: {_where(op, step)} slice '{t.name}' is not its part of "
+                            f"'{out.name}' at {start}: its byte {k} is at {int(have[k])}, the "
+                            f"concatenation puts it at {start + int(want[k])}")
+    vid[out] = arena.write(out.name, region(out, plan))
 
 
 def _replay_overlaps(op: Op, step: int, plan: Plan) -> set[Tensor]:
@@ -175,6 +234,8 @@ def _replay_overlaps(op: Op, step: int, plan: Plan) -> set[Tensor]:
             continue
         if not _overlaps(plan.offsets[t], t.nbytes, plan.offsets[out], out.nbytes):
             continue
+        if views.is_slice(t) or views.is_slice(out):
+            continue  # undeclared for slices: the input must stay intact, checked after the stores
         acc = access(op, slot)
         if acc is None:
             continue  # undeclared: the input must stay intact, checked after the stores

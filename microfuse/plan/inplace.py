@@ -191,6 +191,8 @@ def access(op: Op, slot: int) -> Access | None:
     t = op.inputs[slot]
     if t is None or t.is_const:
         return None
+    if op.fused and op.fused[-1].kind == "gap":
+        return None  # a conv fused with its global pool stores each pixel in the output first
     return decl(op, slot)
 
 

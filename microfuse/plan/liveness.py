@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from .. import ops as opdefs
+from .. import views
 from ..errors import PlanError
 from ..ir import Graph, Op, Tensor
 from . import inplace
@@ -24,6 +25,7 @@ class Buffer:
     is_input: bool = False
     is_output: bool = False
     scratch_of: Op | None = None
+    writers: list[Op] = field(default_factory=list)  # ops writing slices of it (views.Slice)
 
     @property
     def name(self) -> str:
@@ -57,6 +59,7 @@ class Buffers:
     made: dict[Op, list[Buffer]]  # buffers an op creates (its stored outputs and scratch)
     reads: dict[Op, list[Buffer]]  # distinct buffers an op reads
     pairs: dict[Op, list[Pair]]  # overlap candidates, usable when src dies at the op
+    within: dict[Tensor, int] = field(default_factory=dict)  # a slice -> its byte offset in the buffer
 
 
 def _alias_roots(graph: Graph) -> dict[Tensor, Tensor]:
@@ -64,13 +67,16 @@ def _alias_roots(graph: Graph) -> dict[Tensor, Tensor]:
     root: dict[Tensor, Tensor] = {}
     for op in graph.ops:
         d = opdefs.REGISTRY.get(op.kind)
-        if d is None or not d.alias:
+        if d is None or not d.alias or op.kind == views.CONCAT_VIEW:
             continue
         src = op.inputs[0]
         if src.is_const:
             raise PlanError(f"{op.where} '{op.name}': aliases a constant; fold it before planning")
         for out in op.outputs:
             root[out] = root.get(src, src)
+    for t in graph.activations():  # a slice lives in its base's storage
+        if views.is_slice(t):
+            root[t] = t.base
     # an alias may be listed before the alias it hangs from; resolve chains fully
     for t in list(root):
         r = root[t]
@@ -99,6 +105,7 @@ def build(graph: Graph, scratch: Callable[[Op], int] | None = None,
             b.size = max(b.size, t.nbytes)
         of[t] = b
         b.is_output |= t in outputs
+    within = _slice_offsets(graph, of)
     made: dict[Op, list[Buffer]] = {}
     reads: dict[Op, list[Buffer]] = {}
     for op in graph.ops:
@@ -110,13 +117,37 @@ def build(graph: Graph, scratch: Callable[[Op], int] | None = None,
         for b in read:
             b.consumers.append(op)
         made[op] = [of[t] for t in op.outputs if t not in root]
+        for t in op.outputs:
+            if views.is_slice(t) and op not in of[t].writers:
+                of[t].writers.append(op)
         need = scratch(op) if scratch else 0
         if need > 0:
             s = Buffer(len(buffers), [], need, op, scratch_of=op)
             buffers.append(s)
             made[op].append(s)
     pairs = {op: _pairs(op, of, reads[op], allow_backward) for op in graph.ops}
-    return Buffers(graph, buffers, of, made, reads, pairs)
+    return Buffers(graph, buffers, of, made, reads, pairs, within)
+
+
+def _slice_offsets(graph: Graph, of: dict[Tensor, Buffer]) -> dict[Tensor, int]:
+    """Byte offset of every slice inside its buffer (slices of slices add up; aliases add 0)."""
+    within: dict[Tensor, int] = {}
+
+    def offset(t: Tensor) -> int:
+        if t in within:
+            return within[t]
+        if views.is_slice(t):
+            if t.base not in of:
+                raise PlanError(f"slice '{t.name}' lives in '{t.base.name}', which is not in the graph")
+            within[t] = offset(t.base) + t.offset
+            of[t].size = max(of[t].size, within[t] + t.span)
+        else:
+            within[t] = 0
+        return within[t]
+
+    for t in graph.activations():
+        offset(t)
+    return {t: v for t, v in within.items() if v}
 
 
 def _pairs(op: Op, of: dict[Tensor, Buffer], read: list[Buffer],
@@ -124,13 +155,15 @@ def _pairs(op: Op, of: dict[Tensor, Buffer], read: list[Buffer],
     """Candidate overlaps of op's output over each input buffer whose every read is declared."""
     found = []
     by_slot = {r.slot: r for r in inplace.rules(op)}
-    if not by_slot:
-        return found
+    if not by_slot or any(views.is_slice(t) for t in op.outputs):
+        return found  # an op writing a slice never overlaps its inputs
     dst = of[op.outputs[0]]
     for src in read:
         slots = [i for i, t in enumerate(op.inputs) if t is not None and not t.is_const and of[t] is src]
         if src.is_output or not all(i in by_slot for i in slots):
             continue
+        if any(views.is_slice(op.inputs[i]) for i in slots):
+            continue  # shifts are declared from tensor starts: a slice starts inside its buffer
         rs = [by_slot[i] for i in slots]
         found.append(Pair(op, src, dst, min(r.forward for r in rs), max(r.backward for r in rs), rs))
     if len(found) > 1 or not allow_backward(op):
@@ -149,8 +182,9 @@ def lifetimes(bufs: Buffers, order: list[Op]) -> dict[Buffer, tuple[int, int]]:
         if b.scratch_of is not None:
             life[b] = (step[b.scratch_of], step[b.scratch_of])
             continue
-        first = 0 if b.producer is None else step[b.producer]
-        last = max([first, *(step[c] for c in b.consumers)])
+        made = 0 if b.producer is None else step[b.producer]
+        first = min([made, *(step[w] for w in b.writers)])  # a slice is written before its base
+        last = max([made, *(step[c] for c in b.consumers)])
         life[b] = (first, end if b.is_output else last)
     return life
 

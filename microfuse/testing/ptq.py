@@ -14,7 +14,7 @@ FIXED_OUTPUT = {"LOGISTIC": (1 / 256, -128), "TANH": (1 / 128, 0), "SOFTMAX": (1
 # Ops that move or select values without rescaling: the converter gives output = input quant.
 # (TFLM's int8 RELU6 clamps in the input's scale and never requantizes, so it belongs here too.)
 SAME_AS_INPUT = {"MAX_POOL_2D", "AVERAGE_POOL_2D", "RESHAPE", "SQUEEZE", "EXPAND_DIMS", "PAD", "RELU6",
-                 "CONCATENATION"}
+                 "CONCATENATION", "SPACE_TO_BATCH_ND", "BATCH_TO_SPACE_ND"}
 # Ops with int8 weights (input 1, symmetric, channel axis) and an int32 bias (input 2).
 WEIGHT_AXIS = {"CONV_2D": 0, "DEPTHWISE_CONV_2D": 3, "FULLY_CONNECTED": 0}
 # Calibrated ranges are widened a little: a few calibration runs see fewer extremes than tests do.

@@ -7,9 +7,11 @@
 #include "mf_fc.h"
 #include "mf_pool.h"
 #include "mf_fused.h"
+#include "mf_gap.h"
 #include "mf_elementwise.h"
 #include "mf_softmax.h"
 #include "mf_data.h"
 #include "mf_fast.h"
+#include "mf_multi.h"
 
 #endif /* MF_KERNELS_H */

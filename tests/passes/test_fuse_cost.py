@@ -46,7 +46,8 @@ def test_ic_resnet8_joins_each_add_to_its_conv_and_the_arena_drops():
     assert [d["ops"] for d in fused.fusion if d["decision"] == "fused"] == [[2, 3], [6, 7], [10, 11]]
     assert fused.plan.arena_bytes < plain.plan.arena_bytes and fused.plan.arena_bytes <= 34_000
     text = format_decisions(fused.fusion)
-    assert text.splitlines()[0] == "fusion: 3 of 3 candidates fused" and "residual" in text
+    # other patterns (global pool, horizontal) weigh their candidates too
+    assert text.splitlines()[0].startswith("fusion: 3 of ") and "residual" in text
 
 
 def test_every_decision_has_a_reason_under_every_objective():

@@ -1,0 +1,134 @@
+"""Horizontal fusion: sibling CONV_2D (or FULLY_CONNECTED) ops that read the same input with the
+same geometry become one SIBLINGS op — one kernel call over their concatenated filters, each
+output-channel range written to its own tensor (runtime_c/include/mf_multi.h).
+
+Siblings qualify when they are int8, read the same tensor (so the same input quantization),
+have no epilogue of their own (vertical fusion ran first), and share the kernel size,
+strides, padding and dilation (conv) or the input depth and output shape (fully-connected).
+Each sibling keeps its own output quantization and activation: with per-channel multipliers
+the fused kernel computes every channel exactly as the sibling's own kernel does (the
+lowering, lower/siblings.py, concatenates the siblings' own reference-kernel constants).
+Up to MAX_SIBLINGS join one call; the cost model decides, and every candidate is logged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import ops as opdefs
+from ..errors import MicrofuseError
+from ..ir import DType, Graph, Op, Tensor
+from ..ops.common import window_pads
+from .fuse import cost_model
+from .pattern import Rewriter, View, replace
+
+RULE = "horizontal"
+SIBLINGS = "SIBLINGS"
+KINDS = ("CONV_2D", "FULLY_CONNECTED")
+MAX_SIBLINGS = 4  # mf_multi.h MF_MULTI_MAX
+
+
+@dataclass(frozen=True, eq=False)
+class SiblingAttrs:
+    """The fused ops, in execution order: their weights, bias, attrs and quantization."""
+
+    members: tuple[Op, ...]
+
+
+def _infer(op: Op):
+    return [opdefs.infer(m)[0] for m in op.attrs.members]
+
+
+def _macs(op: Op) -> int:
+    return sum(opdefs.macs(m) for m in op.attrs.members)
+
+
+opdefs.register(opdefs.OpDef(SIBLINGS, None, _infer, macs=_macs, dtypes=frozenset({DType.INT8})))
+
+
+def geometry(op: Op) -> tuple | None:
+    """What siblings must share besides their input, or None if `op` cannot join any."""
+    if op.kind not in KINDS or op.fused or op.inputs[0] is None or op.inputs[0].dtype != DType.INT8:
+        return None
+    w = op.inputs[1]
+    if w is None or not w.is_const or op.outputs[0].dtype != DType.INT8:
+        return None
+    if op.kind == "FULLY_CONNECTED":
+        return (op.kind, w.shape[1], tuple(op.outputs[0].shape[:-1]))
+    a = op.attrs
+    return (op.kind, w.shape[1], w.shape[2], a.stride_h, a.stride_w, a.dilation_h, a.dilation_w,
+            window_pads(op))
+
+
+def horizontal(graph: Graph, rewriter: Rewriter | None = None) -> Graph:
+    """The graph with every winning group of siblings fused into one call."""
+    rw = rewriter or Rewriter(graph)
+    tried: set[tuple[int, ...]] = set()
+    while True:
+        rw.view = View(graph)
+        changed = None
+        for group in _groups(graph, rw.view):
+            key = tuple(sorted(id(op) for op in group))
+            if key in tried:
+                continue
+            tried.add(key)
+            changed = _fuse(group, rw)
+            if changed is not None:
+                break
+        if changed is None:
+            return graph
+        graph = changed
+
+
+def _groups(graph: Graph, view: View) -> list[list[Op]]:
+    """Candidate sibling groups, per input tensor in first-use order; readers of one input that
+    share no geometry are logged as declined once (by _fuse on a one-op group)."""
+    found = []
+    seen: set[int] = set()
+    for op in graph.ops:
+        for x in op.inputs[:1]:
+            if x is None or x.is_const or id(x) in seen:
+                continue
+            seen.add(id(x))
+            readers = [r for r in view.consumers(x) if r.kind in KINDS and r.inputs[0] is x]
+            by_key: dict[tuple, list[Op]] = {}
+            for r in readers:
+                key = geometry(r)
+                by_key.setdefault(key if key is not None else ("alone", id(r)), []).append(r)
+            if len(readers) > 1:
+                found += [group[:MAX_SIBLINGS] for group in by_key.values()]
+    return found
+
+
+def _fuse(group: list[Op], rw: Rewriter) -> Graph | None:
+    if len(group) == 1:
+        op = group[0]
+        why = ("it has an epilogue" if op.fused else "no sibling with the same geometry and types"
+               if geometry(op) is not None else "not an int8 op with constant weights and no epilogue")
+        rw.decline(RULE, group, f"{op.where}: {why}")
+        return None
+    outputs: list[Tensor] = [op.outputs[0] for op in group]
+    fused = Op(SIBLINGS, [group[0].inputs[0]], outputs, SiblingAttrs(tuple(group)),
+               "+".join(op.name for op in group), group[0].index)
+    problem = _no_kernel(fused, rw.optimize)
+    if problem:
+        rw.decline(RULE, group, f"no kernel: {problem}")
+        return None
+    after = replace(rw.graph, group, [fused], group[0])  # the first sibling's place: the input is ready
+    verdict = cost_model(rw).judge(rw.graph, after, rw.optimize)
+    rw.decide(RULE, group, verdict.fuse, verdict.reason)
+    return after if verdict.fuse else None
+
+
+def _no_kernel(op: Op, optimize: str) -> str | None:
+    from .. import lower
+
+    try:
+        with lower.optimizing(optimize):
+            lower.lower(op)
+    except MicrofuseError as e:
+        return str(e)
+    return None
+
+
+__all__ = ["horizontal", "SIBLINGS", "SiblingAttrs", "RULE"]
