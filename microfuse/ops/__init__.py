@@ -111,7 +111,10 @@ def check_supported(graph: Graph) -> None:
 
 
 def supported_ops() -> list[str]:
-    return sorted(REGISTRY)
+    """The TFLite builtins microfuse compiles (not the internal kinds passes create)."""
+    from ..tflite.schema import BUILTIN_CODE
+
+    return sorted(kind for kind in REGISTRY if kind in BUILTIN_CODE)
 
 
 def attr_fields(attrs) -> list[str]:

@@ -47,17 +47,25 @@ opdefs.register(opdefs.OpDef(SIBLINGS, None, _infer, macs=_macs, dtypes=frozense
 
 
 def geometry(op: Op) -> tuple | None:
-    """What siblings must share besides their input, or None if `op` cannot join any."""
-    if op.kind not in KINDS or op.fused or op.inputs[0] is None or op.inputs[0].dtype != DType.INT8:
-        return None
-    w = op.inputs[1]
-    if w is None or not w.is_const or op.outputs[0].dtype != DType.INT8:
+    """What siblings must share besides their input (None: not a conv / fully-connected with
+    constant weights)."""
+    w = op.inputs[1] if len(op.inputs) > 1 else None
+    if op.kind not in KINDS or op.inputs[0] is None or w is None or not w.is_const:
         return None
     if op.kind == "FULLY_CONNECTED":
         return (op.kind, w.shape[1], tuple(op.outputs[0].shape[:-1]))
     a = op.attrs
     return (op.kind, w.shape[1], w.shape[2], a.stride_h, a.stride_w, a.dilation_h, a.dilation_w,
             window_pads(op))
+
+
+def unfit(op: Op) -> str | None:
+    """Why a would-be sibling cannot join a fused call, or None."""
+    if op.fused:
+        return "it has an epilogue"
+    if op.inputs[0].dtype != DType.INT8 or op.outputs[0].dtype != DType.INT8:
+        return f"it is {op.inputs[0].dtype}, not int8"
+    return None
 
 
 def horizontal(graph: Graph, rewriter: Rewriter | None = None) -> Graph:
@@ -67,7 +75,7 @@ def horizontal(graph: Graph, rewriter: Rewriter | None = None) -> Graph:
     while True:
         rw.view = View(graph)
         changed = None
-        for group in _groups(graph, rw.view):
+        for group in _groups(graph, rw.view, rw):
             key = tuple(sorted(id(op) for op in group))
             if key in tried:
                 continue
@@ -80,9 +88,9 @@ def horizontal(graph: Graph, rewriter: Rewriter | None = None) -> Graph:
         graph = changed
 
 
-def _groups(graph: Graph, view: View) -> list[list[Op]]:
-    """Candidate sibling groups, per input tensor in first-use order; readers of one input that
-    share no geometry are logged as declined once (by _fuse on a one-op group)."""
+def _groups(graph: Graph, view: View, rw: Rewriter) -> list[list[Op]]:
+    """Candidate sibling groups (two or more readers of one input with one geometry), per input
+    in first-use order; a reader that matches but cannot join is logged as declined."""
     found = []
     seen: set[int] = set()
     for op in graph.ops:
@@ -90,23 +98,24 @@ def _groups(graph: Graph, view: View) -> list[list[Op]]:
             if x is None or x.is_const or id(x) in seen:
                 continue
             seen.add(id(x))
-            readers = [r for r in view.consumers(x) if r.kind in KINDS and r.inputs[0] is x]
             by_key: dict[tuple, list[Op]] = {}
-            for r in readers:
-                key = geometry(r)
-                by_key.setdefault(key if key is not None else ("alone", id(r)), []).append(r)
-            if len(readers) > 1:
-                found += [group[:MAX_SIBLINGS] for group in by_key.values()]
+            for r in view.consumers(x):
+                key = geometry(r) if r.inputs[0] is x else None
+                if key is not None:
+                    by_key.setdefault(key, []).append(r)
+            for group in by_key.values():
+                if len(group) < 2:
+                    continue
+                for r in group:
+                    if unfit(r):
+                        rw.decline(RULE, group, f"{r.where}: {unfit(r)}")
+                fit = [r for r in group if not unfit(r)]
+                if len(fit) > 1:
+                    found.append(fit[:MAX_SIBLINGS])
     return found
 
 
 def _fuse(group: list[Op], rw: Rewriter) -> Graph | None:
-    if len(group) == 1:
-        op = group[0]
-        why = ("it has an epilogue" if op.fused else "no sibling with the same geometry and types"
-               if geometry(op) is not None else "not an int8 op with constant weights and no epilogue")
-        rw.decline(RULE, group, f"{op.where}: {why}")
-        return None
     outputs: list[Tensor] = [op.outputs[0] for op in group]
     fused = Op(SIBLINGS, [group[0].inputs[0]], outputs, SiblingAttrs(tuple(group)),
                "+".join(op.name for op in group), group[0].index)

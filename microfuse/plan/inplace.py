@@ -28,7 +28,10 @@ row-major order):
   x*stride_w - pad_left + j*dilation_w that lie inside the image, over all channels it
   needs; writes all output channels of the pixel. Unstaged: a kernel may store output
   channel k of the pixel and then re-read the window for channel k + 1 (the simple
-  channel loop), so a pixel's output never lands on its own window.
+  channel loop), so a pixel's output never lands on its own window. pad_top / pad_left
+  are ops/common.py window_pads (SAME, VALID, or EXPLICIT from a folded PAD).
+  A conv fused with its global pool / MEAN (last epilogue step "gap") gets no overlap:
+  its kernel uses the output as one pixel's buffer while it still reads every input.
 - FULLY_CONNECTED: unit = batch row b (input row of `depth` elements, output row of
   `units` elements). Unstaged: output element o may be stored as soon as it is
   computed, before the row is read again for o + 1.
