@@ -49,13 +49,11 @@ def pick(table: list[Kernel], op: Op) -> Kernel:
 
 
 CONV_S8 = [Kernel("mf_conv2d_s8_gemm", "mf_conv2d_s8_gemm_params", "mf_conv2d_s8_gemm.c",
-                  fast.conv_gemm_fits, prepare=fast.conv_gemm_prepare),
+                  fast.conv_gemm_fits, reversible=True, prepare=fast.conv_gemm_prepare),
            Kernel("mf_conv2d_s8", "mf_conv2d_s8_params", "mf_conv2d_s8.c")]
 CONV_F32 = [Kernel("mf_conv2d_f32", "mf_conv2d_f32_params", "mf_conv2d_f32.c")]
-DWCONV_S8 = [Kernel("mf_dwconv2d_s8_rows3x3", "mf_dwconv2d_s8_rows_params", "mf_dwconv2d_s8_rows.c",
-                    fast.dw_rows3x3_fits, prepare=fast.dw_rows_prepare),
-             Kernel("mf_dwconv2d_s8_rows", "mf_dwconv2d_s8_rows_params", "mf_dwconv2d_s8_rows.c",
-                    fast.dw_rows_fits, prepare=fast.dw_rows_prepare),
+DWCONV_S8 = [Kernel("mf_dwconv2d_s8_dsp", "mf_dwconv2d_s8_dsp_params", "mf_dwconv2d_s8_dsp.c",
+                    fast.dw_fits, reversible=True, prepare=fast.dw_prepare),
              Kernel("mf_dwconv2d_s8", "mf_dwconv2d_s8_params", "mf_dwconv2d_s8.c", reversible=True)]
 DWCONV_F32 = [Kernel("mf_dwconv2d_f32", "mf_dwconv2d_f32_params", "mf_dwconv2d_f32.c")]
 

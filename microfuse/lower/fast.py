@@ -3,22 +3,26 @@
 The conv, depthwise and fully-connected lowerings list these kernels before the reference ones
 (tables CONV_S8, DWCONV_S8, FC_S8, FC_S8_PC); `pick` takes the first that fits. A fast kernel
 fits when the optimisation level allows it (--optimize size keeps the reference kernels), its
-shape suits the kernel, and `fast_quant` can prove the shortcut
-requantization exact for every channel. Its `prepare` turns the reference params (geometry,
-folded bias, multipliers) into the fast kernel's: weights pre-extended to int16 pairs and
-reordered for the kernel's loop, a per-channel table, and the scratch bytes it uses.
+shape suits the kernel, and `fast_quant` can prove the shortcut requantization exact for every
+channel. Its `prepare` turns the reference params (geometry, folded bias, multipliers) into the
+fast kernel's: the int8 weights blocked and interleaved for the kernel's loop (still one byte
+per weight: the kernels sign-extend them on the fly), a per-channel table, a row of the input
+zero point for padded convolutions, and the shortcut constants of a fused residual ADD / SUB.
+None of the fast kernels uses arena scratch, so they never raise the arena.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .. import views
 from ..fixedpoint import mul_by_quantized_multiplier
 from ..ir import Op
 from . import ConstArray, optimize_level
 
 INT32 = 2**31
 FAST_LEVELS = ("balanced", "speed")  # --optimize levels that use the fast kernels
+GATHER_MAX = 256  # mf_fast.h MF_GATHER_MAX: bytes of the stack buffer for in_c % 4 != 0 windows
 
 
 def enabled(op: Op) -> bool:
@@ -27,13 +31,16 @@ def enabled(op: Op) -> bool:
     return optimize_level() in FAST_LEVELS
 
 
-def pair_words(w: np.ndarray) -> np.ndarray:
-    """int8 [..., 4k] -> int32 [..., 2k]: each group of four b0 b1 b2 b3 becomes the words
-    (b0, b2), (b1, b3) of int16 pairs, low half first (SXTB16, SXTB16 ROR 8)."""
-    w = np.asarray(w, np.int8).astype(np.int16)
-    groups = w.reshape(*w.shape[:-1], -1, 4)
-    lanes = groups[..., [0, 2, 1, 3]].astype("<i2")
-    return np.ascontiguousarray(lanes).view("<i4").reshape(*w.shape[:-1], -1).astype(np.int32)
+def word_aligned(op: Op) -> bool:
+    """The input starts on a word boundary (every planned buffer does; a concatenation's slice
+    may not), so the kernels' word loads of whole channel groups stay aligned."""
+    x = op.inputs[0]
+    return not views.is_slice(x) or x.offset % 4 == 0
+
+
+def words(data: np.ndarray) -> np.ndarray:
+    """int8 bytes (a multiple of 4) as the little-endian int32 words the kernels load."""
+    return np.ascontiguousarray(np.asarray(data, np.int8).reshape(-1)).view("<i4").astype(np.int32)
 
 
 def pad_to(a: np.ndarray, axis: int, multiple: int) -> np.ndarray:
@@ -43,6 +50,20 @@ def pad_to(a: np.ndarray, axis: int, multiple: int) -> np.ndarray:
     widths = [(0, 0)] * a.ndim
     widths[axis] = (0, extra)
     return np.pad(a, widths)
+
+
+def block_weights(taps: np.ndarray, chunks: list[int]) -> np.ndarray:
+    """int8 weights [channels, depth] -> the words of mf_dot4's layout: channels in blocks of 4
+    (zero channels pad the last), and per block the depth cut into `chunks` (8 or 4 values; they
+    may run past `depth`, zero-padded), each chunk interleaved [4 channels][chunk values]."""
+    total = sum(chunks)
+    w = pad_to(pad_to(np.asarray(taps, np.int8), 0, 4), 1, total)[:, :total]
+    blocks = w.reshape(-1, 4, total)
+    parts, start = [], 0
+    for size in chunks:
+        parts.append(blocks[:, :, start:start + size].reshape(len(blocks), 4 * size))
+        start += size
+    return words(np.concatenate(parts, axis=1))
 
 
 def fast_quant(bias: np.ndarray, mult: np.ndarray, shift: np.ndarray, out_zp: int,
@@ -96,9 +117,96 @@ def quant_of(params: dict, taps: np.ndarray) -> np.ndarray | None:
     return fast_quant(params["bias"].data, mult, shift, params["out_zero_point"], taps)
 
 
-def even_rows(table: np.ndarray) -> np.ndarray:
-    """Pad the channel table to an even count (the kernels compute channels two at a time)."""
-    return table if len(table) % 2 == 0 else np.concatenate([table, table[-1:]])
+def quant_rows(table: np.ndarray, multiple: int = 4) -> ConstArray:
+    """The channel table padded to whole blocks (the kernels compute 4 channels at a time; padded
+    channels repeat the last row and are never stored)."""
+    extra = -len(table) % multiple
+    if extra:
+        table = np.concatenate([table, np.repeat(table[-1:], extra, axis=0)])
+    return ConstArray("quant", table.reshape(-1))
+
+
+# -- the shortcut rescaling of a fused residual ADD / SUB -------------------------------------------
+
+def _srdhm(a: np.ndarray, b: int) -> np.ndarray:
+    """TFLite's SaturatingRoundingDoublingHighMul on int64 arrays (b >= 0: no saturation case)."""
+    ab = a * b
+    n = ab + np.where(ab >= 0, 1 << 30, 1 - (1 << 30))
+    return np.where(n >= 0, n >> 31, -((-n) >> 31))
+
+
+def _rdivpot(x: np.ndarray, e: int) -> np.ndarray:
+    mask = (1 << e) - 1
+    return (x >> e) + ((x & mask) > (mask >> 1) + (x < 0)).astype(np.int64)
+
+
+def _wrap(x: np.ndarray) -> np.ndarray:
+    return (x + INT32) % (2 * INT32) - INT32
+
+
+def _reference_scale(x: np.ndarray, pre_shift: int, mult: int, shift: int) -> np.ndarray:
+    """mf_requantize((x << pre_shift), mult, shift) as TFLite Micro computes it."""
+    left, right = max(shift, 0), max(-shift, 0)
+    return _rdivpot(_srdhm(_wrap(_wrap(x << pre_shift) << left), mult), right)
+
+
+def _fast_scale(x: np.ndarray, lshift: int, mult: int, rnd: int, rshift: int) -> np.ndarray | None:
+    """mf_fast_scale on int64 arrays, or None if an int32 step of the C code would overflow."""
+    xs = x << lshift
+    if np.any(np.abs(xs) >= INT32):
+        return None
+    r = (xs * mult + INT32) >> 32
+    t = r + rnd + (r >> 31)
+    if np.any(t >= INT32) or np.any(t < -INT32):
+        return None
+    return t >> rshift
+
+
+def _shortcut(x: np.ndarray, want: np.ndarray, pre_shift: int, mult: int, shift: int,
+              extra_round: int = 0) -> tuple[int, int, int, int] | None:
+    """(lshift, mult, round, rshift) for which mf_fast_scale(x) + nothing equals `want` (minus
+    the `extra_round` >> rshift folded in) on every x, or None."""
+    left, right = pre_shift + max(shift, 0), max(-shift, 0)
+    # right >= 1: the shortcut itself; right == 0: scale by 2 more and halve exactly
+    lshift, rshift = (left + 1, right) if right >= 1 else (left + 2, 1)
+    rnd = (1 << (rshift - 1)) + (extra_round << rshift)
+    got = _fast_scale(x, lshift, mult, rnd, rshift)
+    if got is None or not np.array_equal(got, want + extra_round):
+        return None
+    return lshift, mult, rnd, rshift
+
+
+def fast_addsub(op: Op) -> ConstArray | str:
+    """The mf_fast_addsub table of a fused residual ADD / SUB, when the shortcut rescaling gives
+    TFLite's result for every pair of int8 values (checked exhaustively); else "NULL" (the
+    kernel runs the reference epilogue steps)."""
+    from ..passes.epilogue import split
+    from .epilogue import epilogue_params
+
+    if not op.fused:
+        return "NULL"
+    _, binary, _ = split(op)
+    if binary is None or binary.sources[0].kind not in ("ADD", "SUB"):
+        return "NULL"
+    ep = epilogue_params(op)
+    ls = int(ep["ep.left_shift"])
+    v = np.arange(-128, 128, dtype=np.int64)
+    sides = []
+    for off, m, s in ((ep["ep.v_offset"], ep["ep.v_multiplier"], ep["ep.v_shift"]),
+                      (ep["ep.r_offset"], ep["ep.r_multiplier"], ep["ep.r_shift"])):
+        x = v + int(off)
+        found = _shortcut(x, _reference_scale(x, ls, int(m), int(s)), ls, int(m), int(s))
+        if found is None:
+            return "NULL"
+        sides.append((x, _reference_scale(x, ls, int(m), int(s)), found))
+    (_, sv, vq), (_, sr, rq) = sides
+    diff = (sv[:, None] - sr[None, :]).ravel()  # SUB; RSUB is its negation
+    raw = np.unique(np.concatenate([(sv[:, None] + sr[None, :]).ravel(), diff, -diff]))
+    om, os_, zo = int(ep["ep.output_multiplier"]), int(ep["ep.output_shift"]), int(ep["ep.output_offset"])
+    oq = _shortcut(raw, _reference_scale(raw, 0, om, os_), 0, om, os_, extra_round=zo)
+    if oq is None:
+        return "NULL"
+    return ConstArray("addq", np.array([*vq, *rq, *oq], np.int64).astype(np.int32))
 
 
 # -- CONV_2D: mf_conv2d_s8_gemm ---------------------------------------------------------------
@@ -115,32 +223,46 @@ def conv_taps(op: Op) -> np.ndarray:
 def conv_gemm_fits(op: Op) -> bool:
     from .conv import requant_params  # conv.py lists this kernel: import late
 
-    if not enabled(op):
+    if not enabled(op) or not word_aligned(op):
         return False
     taps = conv_taps(op)
+    if op.inputs[0].shape[3] % 4 and -taps.shape[1] // 8 * -8 > GATHER_MAX:
+        return False
     return quant_of(requant_params(op, op.inputs[1], 0, taps), taps) is not None
 
 
+def conv_chunks(ref: dict, depth: int) -> list[int]:
+    """mf_dot4 chunks of a window: per tap in_c values (8s, then a 4), or, for in_c % 4 != 0, the
+    gathered window in 8s."""
+    c = ref["in_c"]
+    if c % 4:
+        return [8] * (-depth // 8 * -1)
+    return ([8] * (c // 8) + [4] * (c % 8 // 4)) * (ref["k_h"] * ref["k_w"])
+
+
+def needs_padding(ref: dict) -> bool:
+    """Some window reaches outside the image."""
+    reach_h = (ref["out_h"] - 1) * ref["stride_h"] + (ref["k_h"] - 1) * ref["dilation_h"]
+    reach_w = (ref["out_w"] - 1) * ref["stride_w"] + (ref["k_w"] - 1) * ref["dilation_w"]
+    return bool(ref["pad_h"] or ref["pad_w"] or reach_h - ref["pad_h"] >= ref["in_h"]
+                or reach_w - ref["pad_w"] >= ref["in_w"])
+
+
 def conv_gemm_prepare(op: Op, ref: dict) -> tuple[dict, int]:
-    """mf_conv2d_s8_gemm params and scratch bytes from the reference kernel's params."""
+    """mf_conv2d_s8_gemm params (and no scratch) from the reference kernel's params."""
     taps = conv_taps(op)
-    table = quant_of(ref, taps)
-    oc = taps.shape[0]
-    w = pad_to(pad_to(taps, 1, 4), 0, 2)  # [oc even, depth]
-    depth = w.shape[1]
-    words = pair_words(w).reshape(-1, 2, depth // 4, 2).transpose(0, 2, 1, 3)
-    pointwise = int(ref["k_h"] == 1 and ref["k_w"] == 1 and ref["stride_h"] == 1
-                    and ref["stride_w"] == 1 and ref["pad_h"] == 0 and ref["pad_w"] == 0
-                    and ref["in_c"] % 4 == 0 and ref["in_h"] == ref["out_h"] and ref["in_w"] == ref["out_w"])
+    chunks = conv_chunks(ref, taps.shape[1])
+    zrow = "NULL"
+    if ref["in_c"] % 4 == 0 and needs_padding(ref):
+        zrow = ConstArray("zrow", words(np.full(ref["in_c"], ref["in_zero_point"], np.int8)))
     params = {k: ref[k] for k in GEOMETRY}
-    params.update(depth=depth, pointwise=pointwise, in_zero_point=ref["in_zero_point"],
-                  act_min=ref["act_min"], act_max=ref["act_max"],
-                  weights=ConstArray("weights", words.reshape(-1)),
-                  quant=ConstArray("quant", even_rows(table).reshape(-1)))
-    return params, depth * 4 + depth + oc
+    params.update(depth=sum(chunks), in_zero_point=ref["in_zero_point"], act_min=ref["act_min"],
+                  act_max=ref["act_max"], weights=ConstArray("weights", block_weights(taps, chunks)),
+                  quant=quant_rows(quant_of(ref, taps)), zrow=zrow, addq=fast_addsub(op))
+    return params, 0
 
 
-# -- DEPTHWISE_CONV_2D: mf_dwconv2d_s8_rows -------------------------------------------------------
+# -- DEPTHWISE_CONV_2D: mf_dwconv2d_s8_dsp -------------------------------------------------------
 
 def dw_taps(op: Op) -> np.ndarray:
     """The depthwise weights as [channels, k_h * k_w]."""
@@ -148,7 +270,7 @@ def dw_taps(op: Op) -> np.ndarray:
     return w.reshape(-1, w.shape[3]).T
 
 
-def dw_rows_fits(op: Op) -> bool:
+def dw_fits(op: Op) -> bool:
     from .conv import depth_multiplier, requant_params  # conv.py lists this kernel: import late
 
     if not enabled(op) or depth_multiplier(op) != 1 or op.inputs[0].shape[3] % 4:
@@ -157,27 +279,16 @@ def dw_rows_fits(op: Op) -> bool:
     return quant_of(requant_params(op, op.inputs[1], 3, taps), taps) is not None
 
 
-def dw_rows3x3_fits(op: Op) -> bool:
-    return (optimize_level() == "speed" and op.inputs[1].shape[1:3] == (3, 3)
-            and op.attrs.dilation_w == 1 and dw_rows_fits(op))
-
-
-def dw_span(ref: dict) -> int:
-    return (ref["out_w"] - 1) * ref["stride_w"] + (ref["k_w"] - 1) * ref["dilation_w"] + 1
-
-
-def dw_rows_prepare(op: Op, ref: dict) -> tuple[dict, int]:
-    """mf_dwconv2d_s8_rows params and scratch bytes from the reference kernel's params."""
+def dw_prepare(op: Op, ref: dict) -> tuple[dict, int]:
+    """mf_dwconv2d_s8_dsp params (and no scratch) from the reference kernel's params."""
     taps = dw_taps(op)  # [c, t]
-    table = quant_of(ref, taps)
     c, t = taps.shape
-    groups = taps.reshape(c // 4, 4, t).transpose(0, 2, 1)  # [g, tap, 4 channels]
-    span = dw_span(ref)
+    groups = taps.reshape(c // 4, 4, t).transpose(0, 2, 1)  # [group, tap, 4 channels]
     params = {k: ref[k] for k in GEOMETRY}
-    params.update(span=span, in_zero_point=ref["in_zero_point"], act_min=ref["act_min"],
-                  act_max=ref["act_max"], weights=ConstArray("weights", pair_words(groups).reshape(-1)),
-                  quant=ConstArray("quant", table.reshape(-1)))
-    return params, ref["k_h"] * span * c * 2
+    params.update(in_zero_point=ref["in_zero_point"], act_min=ref["act_min"], act_max=ref["act_max"],
+                  weights=ConstArray("weights", words(groups)), quant=quant_rows(quant_of(ref, taps)),
+                  addq=fast_addsub(op))
+    return params, 0
 
 
 # -- FULLY_CONNECTED: mf_fc_s8_dsp --------------------------------------------------------------
@@ -206,15 +317,16 @@ def fc_table(op: Op) -> np.ndarray | None:
     return fast_quant(bias, mult, shift, out_zp, taps)
 
 
+def fc_chunks(depth: int) -> list[int]:
+    """mf_dot4 chunks of a row: 8s, a 4 if 4 more remain, a zero-padded 4 for depth % 4."""
+    return [8] * (depth // 8) + [4] * (depth % 8 // 4) + [4] * (depth % 4 > 0)
+
+
 def fc_prepare(op: Op, ref: dict) -> tuple[dict, int]:
-    """mf_fc_s8_dsp params and scratch bytes from the reference kernel's params."""
+    """mf_fc_s8_dsp params (and no scratch) from the reference kernel's params."""
     taps = np.asarray(op.inputs[1].data, np.int8)
-    table = quant_of(ref, taps)
-    w = pad_to(pad_to(taps, 1, 4), 0, 2)  # [units even, depth4]
-    depth4 = w.shape[1]
-    words = pair_words(w).reshape(-1, 2, depth4 // 4, 2).transpose(0, 2, 1, 3)
-    params = dict(rows=ref["rows"], depth=ref["depth"], units=ref["units"], depth4=depth4,
-                  act_min=ref["act_min"], act_max=ref["act_max"],
-                  weights=ConstArray("weights", words.reshape(-1)),
-                  quant=ConstArray("quant", even_rows(table).reshape(-1)))
-    return params, depth4 * 2
+    params = dict(rows=ref["rows"], depth=ref["depth"], units=ref["units"], act_min=ref["act_min"],
+                  act_max=ref["act_max"],
+                  weights=ConstArray("weights", block_weights(taps, fc_chunks(ref["depth"]))),
+                  quant=quant_rows(quant_of(ref, taps)), addq=fast_addsub(op))
+    return params, 0

@@ -1,8 +1,7 @@
 /* The plain kernel; its loop and its description are in mf_conv2d_s8_gemm_body.h. */
 #include "mf_conv2d_s8_gemm_body.h"
 
-void mf_conv2d_s8_gemm(const mf_conv2d_s8_gemm_params *p, const int8_t *input, int8_t *output,
-                       void *scratch)
+void mf_conv2d_s8_gemm(const mf_conv2d_s8_gemm_params *p, const int8_t *input, int8_t *output)
 {
-    mf_conv2d_s8_gemm_body(p, NULL, MF_EP_NONE, input, NULL, output, scratch);
+    mf_conv2d_s8_gemm_body(p, NULL, NULL, MF_EP_NONE, input, NULL, output);
 }

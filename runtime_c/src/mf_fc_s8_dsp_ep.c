@@ -1,38 +1,5 @@
-/* FULLY_CONNECTED int8 dual-MAC: fused variants, one per int8 epilogue kind (mf_epilogue.h, mf_fast.h). The loop
- * is the plain kernel's (mf_fc_s8_dsp_body.h, instantiated per kind); the epilogue is
- * copied to the stack once per call. */
+/* FULLY_CONNECTED int8 (mf_fc_s8_dsp_body.h): fused variants, one per int8 epilogue kind
+ * (mf_epilogue.h, mf_fast.h); the epilogue is copied to the stack once per call. */
 #include "mf_fc_s8_dsp_body.h"
 
-void mf_fc_s8_dsp_lut(const mf_fc_s8_dsp_ep_params *p, const int8_t *input, int8_t *output, void *scratch)
-{
-    const mf_epilogue_s8 e = p->ep;
-    mf_fc_s8_dsp_body(&p->k, &e, MF_EP_LUT, input, NULL, output, scratch);
-}
-
-void mf_fc_s8_dsp_add(const mf_fc_s8_dsp_ep_params *p, const int8_t *input, const int8_t *res, int8_t *output,
-                      void *scratch)
-{
-    const mf_epilogue_s8 e = p->ep;
-    mf_fc_s8_dsp_body(&p->k, &e, MF_EP_ADD, input, res, output, scratch);
-}
-
-void mf_fc_s8_dsp_sub(const mf_fc_s8_dsp_ep_params *p, const int8_t *input, const int8_t *res, int8_t *output,
-                      void *scratch)
-{
-    const mf_epilogue_s8 e = p->ep;
-    mf_fc_s8_dsp_body(&p->k, &e, MF_EP_SUB, input, res, output, scratch);
-}
-
-void mf_fc_s8_dsp_rsub(const mf_fc_s8_dsp_ep_params *p, const int8_t *input, const int8_t *res, int8_t *output,
-                       void *scratch)
-{
-    const mf_epilogue_s8 e = p->ep;
-    mf_fc_s8_dsp_body(&p->k, &e, MF_EP_RSUB, input, res, output, scratch);
-}
-
-void mf_fc_s8_dsp_mul(const mf_fc_s8_dsp_ep_params *p, const int8_t *input, const int8_t *res, int8_t *output,
-                      void *scratch)
-{
-    const mf_epilogue_s8 e = p->ep;
-    mf_fc_s8_dsp_body(&p->k, &e, MF_EP_MUL, input, res, output, scratch);
-}
+MF_DEFINE_FAST_VARIANTS(mf_fc_s8_dsp, mf_fc_s8_dsp_ep_params, mf_fc_s8_dsp_body)
