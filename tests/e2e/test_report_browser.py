@@ -83,7 +83,7 @@ def test_vww_build_report_renders(tmp_path):
     dom, _ = shoot(render(data), tmp_path, "vww")
     assert int(attr(dom, "memory-timeline", "data-peak")) == data["arena_bytes"] > 0
     assert f"peak = arena {data['arena_bytes']:,} B" in dom
-    assert int(attr(dom, "memory-timeline", "data-buffers")) == len(data.get("timeline") or [])
+    assert int(attr(dom, "memory-timeline", "data-buffers")) == len(data["timeline"]) > 10
     assert int(attr(dom, "graph-source", "data-nodes")) == data["source_ops"] + 2
     assert int(attr(dom, "graph-fused", "data-nodes")) == data["kernel_calls"] + 2
     assert dom.count('<tr>') >= data["kernel_calls"]
