@@ -125,7 +125,8 @@ def _sigmoid_params(s_in: float) -> tuple[int, int, int]:
     return multiplier, left_shift, radius
 
 
-def _logistic(op: Op, s_in: float, z_in: int, s_out: float, z_out: int) -> Callable[[int], int]:
+def _saturating(s_in: float, z_in: int, curve, out_shift: int, offset: int) -> Callable[[int], int]:
+    """TFLM's int8 LOGISTIC/TANH: saturate outside the radius, else the fixed-point curve."""
     mult, shift, radius = _sigmoid_params(s_in)
 
     def f(x: int) -> int:
@@ -135,23 +136,17 @@ def _logistic(op: Op, s_in: float, z_in: int, s_out: float, z_out: int) -> Calla
         if v >= radius:
             return 127
         q4 = fp.mul_by_quantized_multiplier(v, mult, shift)
-        return fp.rdivpot(fp.logistic(q4, 4), 23) - 128
+        return fp.rdivpot(curve(q4, 4), out_shift) + offset
     return f
+
+
+def _logistic(op: Op, s_in: float, z_in: int, s_out: float, z_out: int) -> Callable[[int], int]:
+    return _saturating(s_in, z_in, fp.logistic, 23, -128)
 
 
 def _tanh(op: Op, s_in: float, z_in: int, s_out: float, z_out: int) -> Callable[[int], int]:
     # TFLM's int8 TANH writes a fixed 1/128 scale, zero point 0, whatever the output says.
-    mult, shift, radius = _sigmoid_params(s_in)
-
-    def f(x: int) -> int:
-        v = x - z_in
-        if v <= -radius:
-            return -128
-        if v >= radius:
-            return 127
-        q4 = fp.mul_by_quantized_multiplier(v, mult, shift)
-        return fp.rdivpot(fp.tanh(q4, 4), 24)
-    return f
+    return _saturating(s_in, z_in, fp.tanh, 24, 0)
 
 
 def requantize_fn(s_in: float, z_in: int, s_out: float, z_out: int) -> Callable[[int], int]:

@@ -267,3 +267,22 @@ def random_input(rng, graph: Graph) -> list[np.ndarray]:
 __all__ = ["Net", "conv2d", "depthwise", "fully_connected", "pool", "binary", "add", "sub", "mul", "unary",
            "softmax", "pad", "mean", "concatenation", "reshape", "quantize", "dequantize", "small_cnn",
            "residual", "random_input", "UNARY_KINDS"]
+
+
+def merge(graphs: list[Graph], name: str = "cases") -> Graph:
+    """One graph holding every case side by side (tensors renamed to stay unique)."""
+    ops, inputs, outputs, seen = [], [], [], set()
+    for i, g in enumerate(graphs):
+        for t in g.tensors():
+            if id(t) not in seen:
+                seen.add(id(t))
+                t.name = f"c{i}_{t.name}"
+                t.index = -1
+        ops += g.ops
+        inputs += g.inputs
+        outputs += g.outputs
+    for k, op in enumerate(ops):
+        op.index = k
+    graph = Graph(ops, inputs, outputs, name=name)
+    graph.verify()
+    return graph

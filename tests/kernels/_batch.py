@@ -11,6 +11,7 @@ from microfuse import oracle
 from microfuse.ir import DType, Graph, Op, Quant, Tensor
 from microfuse.testing.host import run_graph
 from microfuse.tflite.writer import write
+from microfuse.testing.modelgen import merge  # noqa: F401 (the suites import it from here)
 
 CI = os.environ.get("CI") == "true"
 
@@ -31,25 +32,6 @@ def rand_quant(rng: np.random.Generator, lo: float = -2.5, hi: float = -0.5) -> 
 
 def tensor(name: str, shape, dtype: DType = DType.INT8, quant: Quant | None = None, data=None) -> Tensor:
     return Tensor(name, tuple(int(d) for d in shape), dtype, quant, data)
-
-
-def merge(graphs: list[Graph], name: str = "cases") -> Graph:
-    """One graph holding every case side by side (tensors renamed to stay unique)."""
-    ops, inputs, outputs, seen = [], [], [], set()
-    for i, g in enumerate(graphs):
-        for t in g.tensors():
-            if id(t) not in seen:
-                seen.add(id(t))
-                t.name = f"c{i}_{t.name}"
-                t.index = -1
-        ops += g.ops
-        inputs += g.inputs
-        outputs += g.outputs
-    for k, op in enumerate(ops):
-        op.index = k
-    graph = Graph(ops, inputs, outputs, name=name)
-    graph.verify()
-    return graph
 
 
 def random_feed(rng: np.random.Generator, graph: Graph) -> list[np.ndarray]:

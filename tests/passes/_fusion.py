@@ -13,6 +13,7 @@ from microfuse.passes import Context, cost, run_passes
 from microfuse.testing.host import run_graph
 from microfuse.testing.modelgen import random_input
 from microfuse.tflite.writer import write
+from microfuse.testing.modelgen import merge  # noqa: F401 (the suites import it from here)
 
 SIZE = Options(optimize="size")  # reference kernels: every epilogue has a kernel variant
 
@@ -29,25 +30,6 @@ def always_fuse(monkeypatch):
         return cost.Verdict(True, "forced by the test: " + verdict.reason, delta)
 
     monkeypatch.setattr(cost, "decide", decide)
-
-
-def merge(graphs: list[Graph], name: str = "cases") -> Graph:
-    """One graph holding every case side by side (tensor names made unique)."""
-    ops, inputs, outputs, seen = [], [], [], set()
-    for i, g in enumerate(graphs):
-        for t in g.tensors():
-            if id(t) not in seen:
-                seen.add(id(t))
-                t.name = f"c{i}_{t.name}"
-                t.index = -1
-        ops += g.ops
-        inputs += g.inputs
-        outputs += g.outputs
-    for k, op in enumerate(ops):
-        op.index = k
-    graph = Graph(ops, inputs, outputs, name=name)
-    graph.verify()
-    return graph
 
 
 def calls(graph: Graph, options: Options = SIZE) -> list[str]:
