@@ -4,7 +4,6 @@ fire modules, contiguous concats, with the concat inputs sharing the output's qu
 
 from __future__ import annotations
 
-import numpy as np
 
 from microfuse.ir import DType, Graph, Quant
 from microfuse.ops.attrs import ConcatAttrs, ConvAttrs, FullyConnectedAttrs, LeakyReluAttrs, PoolAttrs
