@@ -7,7 +7,7 @@ from typing import Callable
 
 import numpy as np
 
-from .. import ops, quant, views
+from .. import quant, views
 from ..errors import ModelError, UnsupportedError
 from ..ir import DType, Op, Tensor
 from ..ops.common import window_pads
