@@ -1,10 +1,10 @@
 """Instructions per inference of the MLPerf Tiny models under QEMU, beside TFLM + CMSIS-NN.
 
     PYTHONPATH=. python bench/speed.py [--boards qemu-mps2-an386,qemu-mps2-an500]
-        [--models kws,vww,ic,ad] [--optimize speed] [--per-op] [--check] [--json out.json]
+        [--models kws,vww,ic,ad] [--optimize balanced] [--per-op] [--check] [--json out.json]
 
 For each model and board: the model is built with microfuse (the --optimize level picks the
-kernels), linked into the board's standard firmware (boards/common/harness.c) and invoked once
+kernels; the default is the build's default, balanced), linked into the board's standard firmware (boards/common/harness.c) and invoked once
 under QEMU with -icount shift=0; the harness times invoke() with the board timer, so the count is
 instructions (40-instruction resolution on the MPS2 boards, identical run to run).
 flash = .text + .data of that firmware minus the model's constant arrays (the call<N>_<name>
@@ -47,6 +47,10 @@ MODELS = {
 }
 # TFLM + CMSIS-NN on qemu-mps2-an386 (Cortex-M4F, -O2), instructions per inference (issue 7).
 TFLM_CMSIS_NN = {"kws": 7_697_743, "vww": 24_101_542, "ic": 29_861_474, "ad": 582_884}
+# Issue 7's targets on qemu-mps2-an386 (0.7x TFLM + CMSIS-NN) and issue 4's arenas.
+TARGET_INSTRUCTIONS = {"kws": 5_390_000, "vww": 16_870_000, "ic": 20_900_000, "ad": 408_000}
+TARGET_ARENA = {"kws": 9_000, "vww": 40_000, "ic": 34_000, "ad": 768}
+TARGET_BOARD = "qemu-mps2-an386"
 TFLM_KWS_FLASH = 54_260  # bytes of code + read-only data of TFLM + CMSIS-NN's KWS firmware on M4F
 TFLM_STACK = 956
 CONST_SYMBOL = re.compile(r"^call\d+_(?!params$)\w+$")
@@ -142,14 +146,23 @@ def measure(model: str, board: Board, optimize: str, work: Path, per_op: bool, c
     return row
 
 
+def targets_met(r: Row) -> str:
+    """Issue 7's instruction target and issue 4's arena, on the board they are defined for."""
+    if r.board != TARGET_BOARD:
+        return "-"
+    ok = r.instructions <= TARGET_INSTRUCTIONS[r.model] and r.arena <= TARGET_ARENA[r.model]
+    return "yes" if ok else "NO"
+
+
 def table(rows: list[Row]) -> str:
-    head = (f"| model | board | optimize | instructions | vs TFLM+CMSIS-NN | flash (excl. weights) "
-            f"| weights | arena | stack | bit-exact |\n|---|---|---|---:|---:|---:|---:|---:|---:|---|")
+    head = ("| model | board | optimize | instructions | vs TFLM+CMSIS-NN | flash (excl. weights) "
+            "| weights | arena | stack | bit-exact | targets |\n"
+            "|---|---|---|---:|---:|---:|---:|---:|---:|---|---|")
     lines = [head]
     for r in rows:
         lines.append(f"| {r.model} | {r.board} | {r.optimize} | {r.instructions:,} | {r.ratio:.3f}x "
                      f"| {r.flash:,} | {r.weights:,} | {r.arena:,} | {r.stack if r.stack is not None else '-'} "
-                     f"| {'-' if r.exact is None else ('yes' if r.exact else 'NO')} |")
+                     f"| {'-' if r.exact is None else ('yes' if r.exact else 'NO')} | {targets_met(r)} |")
     return "\n".join(lines)
 
 
@@ -163,15 +176,19 @@ def op_table(row: Row) -> str:
     return "\n".join(lines)
 
 
-def main(argv=None) -> int:
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--boards", default="qemu-mps2-an386,qemu-mps2-an500")
     ap.add_argument("--models", default=",".join(MODELS))
-    ap.add_argument("--optimize", default="speed", choices=("size", "speed", "balanced"))
+    ap.add_argument("--optimize", default="balanced", choices=("size", "speed", "balanced"))
     ap.add_argument("--per-op", action="store_true", help="per-call instructions and peak stack")
     ap.add_argument("--check", action="store_true", help="compare outputs with TFLite Micro")
     ap.add_argument("--json", help="also write the rows as JSON to this file")
-    args = ap.parse_args(argv)
+    return ap
+
+
+def main(argv=None) -> int:
+    args = parser().parse_args(argv)
     rows = []
     with tempfile.TemporaryDirectory(prefix="mf-speed-") as tmp:
         for board_name in args.boards.split(","):

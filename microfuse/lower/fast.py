@@ -8,7 +8,8 @@ channel. Its `prepare` turns the reference params (geometry, folded bias, multip
 fast kernel's: the int8 weights blocked and interleaved for the kernel's loop (still one byte
 per weight: the kernels sign-extend them on the fly), a per-channel table, a row of the input
 zero point for padded convolutions, and the shortcut constants of a fused residual ADD / SUB.
-None of the fast kernels uses arena scratch, so they never raise the arena.
+None of the fast kernels uses arena scratch and the convolutions run backward too, so they keep
+the reference kernels' arena: `balanced` (the default) and `speed` pick the same kernels.
 """
 
 from __future__ import annotations
@@ -22,7 +23,10 @@ from . import ConstArray, optimize_level
 
 INT32 = 2**31
 FAST_LEVELS = ("balanced", "speed")  # --optimize levels that use the fast kernels
-GATHER_MAX = 256  # mf_fast.h MF_GATHER_MAX: bytes of the stack buffer for in_c % 4 != 0 windows
+GATHER_MAX = 160  # mf_fast.h MF_GATHER_MAX: bytes of the stack buffer for in_c % 4 != 0 windows
+DW_TAPS_MAX = 32  # mf_dwconv2d_s8_dsp_body.h MF_DW_TAPS_MAX: a depthwise window's taps
+SEGMENTS_MAX = 16  # mf_conv2d_s8_gemm_body.h MF_GEMM_SEGMENTS: runs of a convolution window
+ROWS_MAX = 16  # MF_DW_ROWS_MAX, MF_GEMM_ROWS: a window's rows
 
 
 def enabled(op: Op) -> bool:
@@ -53,11 +57,12 @@ def pad_to(a: np.ndarray, axis: int, multiple: int) -> np.ndarray:
 
 
 def block_weights(taps: np.ndarray, chunks: list[int]) -> np.ndarray:
-    """int8 weights [channels, depth] -> the words of mf_dot4's layout: channels in blocks of 4
+    """int8 weights [channels, depth] -> the words of mf_fast_blocks' layout: channels in blocks of 4
     (zero channels pad the last), and per block the depth cut into `chunks` (8 or 4 values; they
     may run past `depth`, zero-padded), each chunk interleaved [4 channels][chunk values]."""
     total = sum(chunks)
-    w = pad_to(pad_to(np.asarray(taps, np.int8), 0, 4), 1, total)[:, :total]
+    w = pad_to(np.asarray(taps, np.int8), 0, 4)
+    w = np.pad(w, ((0, 0), (0, total - w.shape[1])))
     blocks = w.reshape(-1, 4, total)
     parts, start = [], 0
     for size in chunks:
@@ -68,10 +73,11 @@ def block_weights(taps: np.ndarray, chunks: list[int]) -> np.ndarray:
 
 def fast_quant(bias: np.ndarray, mult: np.ndarray, shift: np.ndarray, out_zp: int,
                taps: np.ndarray) -> np.ndarray | None:
-    """The [channels, 5] table (bias, mult, lshift, rshift, round) of mf_fast_requant, or None
-    when the shortcut is not provably exact for some channel (taps: int8 weights [channels, n]).
+    """The [channels, 5] table (bias, mult, lshift, rshift, round) of the kernels' requantization
+    (mf_fast.h: mf_fast_requant4, mf_fast_blocks), or None when the shortcut is not provably
+    exact for some channel (taps: int8 weights [channels, n]).
 
-    mf_fast_requant needs, per channel: a right shift of 1..31, |acc| * 2^(left+1) < 2^31 for
+    The shortcut needs, per channel: a right shift of 1..31, |acc| * 2^(left+1) < 2^31 for
     every accumulator the int8 inputs can produce (|acc| <= |bias| + 128 * sum|w|), and no
     overflow in r + round."""
     absw = np.abs(np.asarray(taps, np.int64)).sum(axis=1)
@@ -117,13 +123,31 @@ def quant_of(params: dict, taps: np.ndarray) -> np.ndarray | None:
     return fast_quant(params["bias"].data, mult, shift, params["out_zero_point"], taps)
 
 
-def quant_rows(table: np.ndarray, multiple: int = 4) -> ConstArray:
-    """The channel table padded to whole blocks (the kernels compute 4 channels at a time; padded
-    channels repeat the last row and are never stored)."""
-    extra = -len(table) % multiple
+def quant_blocks(table: np.ndarray) -> tuple[ConstArray, int] | None:
+    """mf_fast.h's channel table from fast_quant's rows (bias, mult, lshift, rshift, round):
+    blocks of 4 channels [bias x4, mult x4, round x4, rshift x4] (padded channels repeat the last
+    row and are never stored), and the op's one left shift; None if the live channels' left
+    shifts differ (a dead channel, multiplier 0, gives its constant whatever the shift)."""
+    shifts = {int(ls) for m, ls in zip(table[:, 1], table[:, 2]) if m != 0}
+    if len(shifts) > 1:
+        return None
+    extra = -len(table) % 4
     if extra:
         table = np.concatenate([table, np.repeat(table[-1:], extra, axis=0)])
-    return ConstArray("quant", table.reshape(-1))
+    blocks = table.reshape(-1, 4, 5)[:, :, [0, 1, 4, 3]].transpose(0, 2, 1)
+    return ConstArray("quant", np.ascontiguousarray(blocks).reshape(-1)), shifts.pop() if shifts else 1
+
+
+def quant_fields(ref: dict, taps: np.ndarray) -> dict | None:
+    """The requantization fields of a fast kernel (quant, lshift, act_min/max, clamp), or None
+    when the shortcut is not exact for the op."""
+    table = quant_of(ref, taps)
+    blocks = None if table is None else quant_blocks(table)
+    if blocks is None:
+        return None
+    lo, hi = ref["act_min"], ref["act_max"]
+    return dict(act_min=lo, act_max=hi, clamp=int(lo > -128 or hi < 127), lshift=blocks[1],
+                quant=blocks[0])
 
 
 # -- the shortcut rescaling of a fused residual ADD / SUB -------------------------------------------
@@ -155,17 +179,16 @@ def _fast_scale(x: np.ndarray, lshift: int, mult: int, rnd: int, rshift: int) ->
     xs = x << lshift
     if np.any(np.abs(xs) >= INT32):
         return None
-    r = (xs * mult + INT32) >> 32
-    t = r + rnd + (r >> 31)
-    if np.any(t >= INT32) or np.any(t < -INT32):
+    t = ((xs * mult + INT32) >> 32) + rnd + (xs >> 31)  # SMMLAR(xs, mult, rnd) + sign of xs
+    if np.any(np.abs(t) >= INT32 - 1):
         return None
     return t >> rshift
 
 
 def _shortcut(x: np.ndarray, want: np.ndarray, pre_shift: int, mult: int, shift: int,
               extra_round: int = 0) -> tuple[int, int, int, int] | None:
-    """(lshift, mult, round, rshift) for which mf_fast_scale(x) + nothing equals `want` (minus
-    the `extra_round` >> rshift folded in) on every x, or None."""
+    """(lshift, mult, round, rshift) with which mf_fast_scale(x) equals want + extra_round for
+    every x (extra_round: a zero point folded into the rounding term), or None."""
     left, right = pre_shift + max(shift, 0), max(-shift, 0)
     # right >= 1: the shortcut itself; right == 0: scale by 2 more and halve exactly
     lshift, rshift = (left + 1, right) if right >= 1 else (left + 2, 1)
@@ -226,18 +249,22 @@ def conv_gemm_fits(op: Op) -> bool:
     if not enabled(op) or not word_aligned(op):
         return False
     taps = conv_taps(op)
-    if op.inputs[0].shape[3] % 4 and -taps.shape[1] // 8 * -8 > GATHER_MAX:
+    _, kh, kw, ic = op.inputs[1].shape
+    if ic % 4:
+        if -taps.shape[1] // 8 * -8 > GATHER_MAX:
+            return False
+    elif kh > ROWS_MAX or (3 * kh if ic % 8 == 0 and op.attrs.dilation_w == 1 else kh * kw) > SEGMENTS_MAX:
         return False
-    return quant_of(requant_params(op, op.inputs[1], 0, taps), taps) is not None
+    return quant_fields(requant_params(op, op.inputs[1], 0, taps), taps) is not None
 
 
 def conv_chunks(ref: dict, depth: int) -> list[int]:
-    """mf_dot4 chunks of a window: per tap in_c values (8s, then a 4), or, for in_c % 4 != 0, the
-    gathered window in 8s."""
+    """mf_fast_blocks chunks of a window: per tap in_c values (a 4 first if in_c % 8 == 4, then
+    8s), or, for in_c % 4 != 0, the gathered window in 8s."""
     c = ref["in_c"]
     if c % 4:
         return [8] * (-depth // 8 * -1)
-    return ([8] * (c // 8) + [4] * (c % 8 // 4)) * (ref["k_h"] * ref["k_w"])
+    return ([4] * (c % 8 // 4) + [8] * (c // 8)) * (ref["k_h"] * ref["k_w"])
 
 
 def needs_padding(ref: dict) -> bool:
@@ -248,17 +275,23 @@ def needs_padding(ref: dict) -> bool:
                 or reach_w - ref["pad_w"] >= ref["in_w"])
 
 
+def zero_row(ref: dict, taps: int = 1) -> ConstArray | str:
+    """`taps` * in_c bytes of the input zero point, read by the taps outside the image ("NULL":
+    no window reaches outside)."""
+    if not needs_padding(ref):
+        return "NULL"
+    return ConstArray("zrow", words(np.full(taps * ref["in_c"], ref["in_zero_point"], np.int8)))
+
+
 def conv_gemm_prepare(op: Op, ref: dict) -> tuple[dict, int]:
     """mf_conv2d_s8_gemm params (and no scratch) from the reference kernel's params."""
     taps = conv_taps(op)
     chunks = conv_chunks(ref, taps.shape[1])
-    zrow = "NULL"
-    if ref["in_c"] % 4 == 0 and needs_padding(ref):
-        zrow = ConstArray("zrow", words(np.full(ref["in_c"], ref["in_zero_point"], np.int8)))
+    zrow = zero_row(ref, ref["k_w"]) if ref["in_c"] % 4 == 0 else "NULL"  # a whole window row
     params = {k: ref[k] for k in GEOMETRY}
-    params.update(depth=sum(chunks), in_zero_point=ref["in_zero_point"], act_min=ref["act_min"],
-                  act_max=ref["act_max"], weights=ConstArray("weights", block_weights(taps, chunks)),
-                  quant=quant_rows(quant_of(ref, taps)), zrow=zrow, addq=fast_addsub(op))
+    params.update(depth=sum(chunks), in_zero_point=ref["in_zero_point"], **quant_fields(ref, taps),
+                  weights=ConstArray("weights", block_weights(taps, chunks)), zrow=zrow,
+                  addq=fast_addsub(op))
     return params, 0
 
 
@@ -273,10 +306,12 @@ def dw_taps(op: Op) -> np.ndarray:
 def dw_fits(op: Op) -> bool:
     from .conv import depth_multiplier, requant_params  # conv.py lists this kernel: import late
 
-    if not enabled(op) or depth_multiplier(op) != 1 or op.inputs[0].shape[3] % 4:
+    _, kh, kw, _ = op.inputs[1].shape
+    if (not enabled(op) or depth_multiplier(op) != 1 or op.inputs[0].shape[3] % 4 or kh * kw > DW_TAPS_MAX
+            or kh > ROWS_MAX):
         return False
     taps = dw_taps(op)
-    return quant_of(requant_params(op, op.inputs[1], 3, taps), taps) is not None
+    return quant_fields(requant_params(op, op.inputs[1], 3, taps), taps) is not None
 
 
 def dw_prepare(op: Op, ref: dict) -> tuple[dict, int]:
@@ -285,24 +320,29 @@ def dw_prepare(op: Op, ref: dict) -> tuple[dict, int]:
     c, t = taps.shape
     groups = taps.reshape(c // 4, 4, t).transpose(0, 2, 1)  # [group, tap, 4 channels]
     params = {k: ref[k] for k in GEOMETRY}
-    params.update(in_zero_point=ref["in_zero_point"], act_min=ref["act_min"], act_max=ref["act_max"],
-                  weights=ConstArray("weights", words(groups)), quant=quant_rows(quant_of(ref, taps)),
-                  addq=fast_addsub(op))
+    params.update(in_zero_point=ref["in_zero_point"], **quant_fields(ref, taps),
+                  weights=ConstArray("weights", words(groups)), zrow=zero_row(ref), addq=fast_addsub(op))
     return params, 0
 
 
 # -- FULLY_CONNECTED: mf_fc_s8_dsp --------------------------------------------------------------
 
 def fc_fits(op: Op) -> bool:
-    return enabled(op) and fc_table(op) is not None
+    depth = op.inputs[1].shape[1]
+    rows = op.inputs[0].elements // depth
+    if not enabled(op) or not word_aligned(op) or (depth % 4 and rows > 1):
+        return False  # every row must start on a word boundary
+    table = fc_table(op)
+    return table is not None and quant_blocks(table) is not None
 
 
 def fc_table(op: Op) -> np.ndarray | None:
     """fast_quant of a fully-connected op, from the same constants as its reference lowering."""
     from .. import quant
+    from ..passes.epilogue import own_output
     from .conv import bias_of, filter_scales, per_tensor_int8
 
-    x, w, y = op.inputs[0], op.inputs[1], op.outputs[0]
+    x, w, y = op.inputs[0], op.inputs[1], own_output(op)  # before a fused epilogue
     in_scale, in_zp = per_tensor_int8(x, op, "input")
     out_scale, out_zp = per_tensor_int8(y, op, "output")
     scales = filter_scales(w, op, 0)
@@ -318,15 +358,16 @@ def fc_table(op: Op) -> np.ndarray | None:
 
 
 def fc_chunks(depth: int) -> list[int]:
-    """mf_dot4 chunks of a row: 8s, a 4 if 4 more remain, a zero-padded 4 for depth % 4."""
-    return [8] * (depth // 8) + [4] * (depth % 8 // 4) + [4] * (depth % 4 > 0)
+    """mf_fast_blocks chunks of a row: 8s, then the last depth % 8 values zero-padded to a 4 or
+    an 8 (mf_fc_s8_dsp_body.h)."""
+    rest = depth % 8
+    return [8] * (depth // 8) + ([4] if 0 < rest <= 4 else [8] if rest else [])
 
 
 def fc_prepare(op: Op, ref: dict) -> tuple[dict, int]:
     """mf_fc_s8_dsp params (and no scratch) from the reference kernel's params."""
     taps = np.asarray(op.inputs[1].data, np.int8)
-    params = dict(rows=ref["rows"], depth=ref["depth"], units=ref["units"], act_min=ref["act_min"],
-                  act_max=ref["act_max"],
+    params = dict(rows=ref["rows"], depth=ref["depth"], units=ref["units"], **quant_fields(ref, taps),
                   weights=ConstArray("weights", block_weights(taps, fc_chunks(ref["depth"]))),
-                  quant=quant_rows(quant_of(ref, taps)), addq=fast_addsub(op))
+                  addq=fast_addsub(op))
     return params, 0

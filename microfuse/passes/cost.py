@@ -23,8 +23,8 @@ from ..ir import Graph, Op
 MAC_COST = 3  # reference kernels: load weight, load input, multiply-accumulate
 # Fast kernels (lower/fast.py, --optimize balanced|speed): dual 16-bit MACs (SMLAD) on
 # pre-extended weights, about one instruction per MAC with their loads.
-FAST_MAC_COST = {"mf_conv2d_s8_gemm": 1, "mf_dwconv2d_s8_rows": 1, "mf_dwconv2d_s8_rows3x3": 1,
-                 "mf_fc_s8_dsp": 1}
+# instructions per MAC of the fast kernels, measured on qemu-mps2-an386 (bench/speed.py --per-op)
+FAST_MAC_COST = {"mf_conv2d_s8_gemm": 1.4, "mf_dwconv2d_s8_dsp": 4, "mf_fc_s8_dsp": 1.4}
 # SRAM is the scarcer memory: a microcontroller typically has 4-8x more flash than SRAM, so a
 # flash byte weighs a quarter of an arena byte when the objective trades them.
 FLASH_WEIGHT = 0.25

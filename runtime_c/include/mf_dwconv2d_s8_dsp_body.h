@@ -1,132 +1,219 @@
-/* DEPTHWISE_CONV_2D int8, depth multiplier 1, channels a multiple of 4 (any kernel size, stride,
- * dilation, padding; int8 weights in flash; no scratch).
+/* DEPTHWISE_CONV_2D int8, depth multiplier 1, channels a multiple of 4 (up to MF_DW_TAPS_MAX taps,
+ * any stride, dilation, padding; int8 weights in flash; no scratch).
  *
- * Per output pixel (NHWC raster order, or last to first when p->reverse), per group of four
- * channels: a tap is one word of four input channels and one word of their four weights, both
- * split by SXTB16 into (c0, c2) and (c1, c3), and four MACs (SMLABB / SMLATT). Pixels whose
- * window lies inside the image run without bounds checks (3x3 with horizontal dilation 1: the
- * nine taps unrolled in assembly); border pixels check each tap, and a tap outside the image
- * reads the input zero point (which the bias fold cancels, as TFLite's skipped taps). Then the
- * four requantized values go through the epilogue and are stored.
+ * Per output pixel (NHWC raster order, or last to first when p->reverse) mf_dw_pixel computes its
+ * channels four at a time: a tap is one word of four input channels and one word of their four
+ * weights, both split by SXTB16 into (c0, c2) and (c1, c3), and four MACs (SMLABB / SMLATT):
+ * 11 instructions per tap (a 3x3 window unrolled), then the four values are requantized. Where
+ * the taps are: for a pixel inside the image, offsets from its first tap (one list per call);
+ * for a border pixel, addresses, p->zrow for taps outside the image (channels of the input zero
+ * point, which the bias fold cancels, as TFLite's skipped taps). Without an epilogue (and a
+ * clamp) the groups store straight into the output; otherwise a stage of up to MF_STAGE_MAX
+ * channels at a time is finished by mf_fast_finish (mf_fast.h).
  *
- * Access order (the planner's unstaged pixel units): a group reads only its pixel's window
- * and, after it, writes its own four channels; pixels never interleave; reversed, the groups of
- * a pixel run last to first too, so a residual operand is read in decreasing order (four
- * elements, all read before they are stored). */
+ * Access order (the planner's unstaged pixel units): a group or a stage reads only its pixel's
+ * window, then writes its own channels; pixels never interleave; a residual operand is read
+ * element by element right before the element is stored, in increasing order (decreasing when
+ * reversed: the stages of a pixel then run last to first too). */
 #ifndef MF_DWCONV2D_S8_DSP_BODY_H
 #define MF_DWCONV2D_S8_DSP_BODY_H
 
 #include "mf_fast.h"
 
-/* One tap of four channels: input word x, weight word w. */
-#define MF_DW_TAP(x, w, a0, a1, a2, a3)                              \
-    do {                                                              \
-        const uint32_t xe_ = mf_sxtb16(x), xo_ = mf_sxtb16_ror8(x);   \
-        const uint32_t we_ = mf_sxtb16(w), wo_ = mf_sxtb16_ror8(w);   \
-        a0 = mf_smlabb(xe_, we_, a0);                                 \
-        a2 = mf_smlatt(xe_, we_, a2);                                 \
-        a1 = mf_smlabb(xo_, wo_, a1);                                 \
-        a3 = mf_smlatt(xo_, wo_, a3);                                 \
-    } while (0)
+#define MF_DW_TAPS_MAX 32 /* k_h * k_w bound: the tap lists live on the stack */
+#define MF_DW_ROWS_MAX 16 /* k_h bound */
 
-#if MF_DSP && defined(__GNUC__)
-/* The nine taps of a 3x3 window inside the image: x is its top-left word, cs the bytes between
- * taps of a row (channels), rs between rows. 10 instructions per tap. */
-#define MF_DW_ASM_TAP(addr)                    \
-    "ldr %[x], " addr "\n\t"                   \
-    "ldr %[w], [%[wp]], #4\n\t"                \
-    "sxtb16 %[xo], %[x], ror #8\n\t"           \
-    "sxtb16 %[x], %[x]\n\t"                    \
-    "sxtb16 %[wo], %[w], ror #8\n\t"           \
-    "sxtb16 %[w], %[w]\n\t"                    \
-    "smlabb %[a0], %[x], %[w], %[a0]\n\t"      \
-    "smlatt %[a2], %[x], %[w], %[a2]\n\t"      \
-    "smlabb %[a1], %[xo], %[wo], %[a1]\n\t"    \
-    "smlatt %[a3], %[xo], %[wo], %[a3]\n\t"
-#define MF_DW_ASM_ROW                                   \
-    MF_DW_ASM_TAP("[%[r]]")                             \
-    MF_DW_ASM_TAP("[%[r], %[cs]]")                      \
-    MF_DW_ASM_TAP("[%[r], %[cs], lsl #1]")
-
-MF_INLINE void mf_dw_taps3x3(const int8_t *r, int32_t cs, int32_t rs, const uint32_t **wpp,
-                             int32_t *acc)
+/* acc += the taps of one channel group (the portable path of mf_dw_pixel): address tap[t] + g4
+ * holds the four input channels of tap t, *wp the four weights of each tap in turn. */
+MF_INLINE void mf_dw_taps(const intptr_t *tap, int32_t taps, uintptr_t g4, const uint32_t **wp,
+                          mf_acc4 *acc)
 {
-    int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
-    const uint32_t *wp = *wpp;
-    uint32_t x, xo, w, wo;
-    __asm__ volatile(MF_DW_ASM_ROW
-                     "add %[r], %[r], %[rs]\n\t" MF_DW_ASM_ROW
-                     "add %[r], %[r], %[rs]\n\t" MF_DW_ASM_ROW
-                     : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [wp] "+r"(wp),
-                       [r] "+r"(r), [x] "=&r"(x), [xo] "=&r"(xo), [w] "=&r"(w), [wo] "=&r"(wo)
-                     : [cs] "r"(cs), [rs] "r"(rs)
-                     : "memory");
-    acc[0] = a0;
-    acc[1] = a1;
-    acc[2] = a2;
-    acc[3] = a3;
-    *wpp = wp;
+    int32_t a0 = acc->a0, a1 = acc->a1, a2 = acc->a2, a3 = acc->a3;
+    const uint32_t *w = *wp;
+    int32_t t;
+    for (t = 0; t < taps; t++) {
+        const uint32_t x = mf_load32((const int8_t *)((uintptr_t)tap[t] + g4)), wl = *w++;
+        const uint32_t xe = mf_sxtb16(x), xo = mf_sxtb16_ror8(x);
+        const uint32_t we = mf_sxtb16(wl), wo = mf_sxtb16_ror8(wl);
+        a0 = mf_smlabb(xe, we, a0);
+        a2 = mf_smlatt(xe, we, a2);
+        a1 = mf_smlabb(xo, wo, a1);
+        a3 = mf_smlatt(xo, wo, a3);
+    }
+    acc->a0 = a0;
+    acc->a1 = a1;
+    acc->a2 = a2;
+    acc->a3 = a3;
+    *wp = w;
 }
+
+/* `groups` channel groups of one output pixel, from group g0 on (weights w, table blocks qb of
+ * group g0 and on), requantized and saturated to int8, to dst[0 .. 4 groups): per group its
+ * taps (mf_dw_taps: tap t of group g at base + tap[t] + 4 g), then its table block. */
+MF_HELPER void mf_dw_pixel(const intptr_t *tap, int32_t taps, const int8_t *base, int32_t g0,
+                           const uint32_t *w, const int32_t *qb, int32_t groups, int32_t lshift,
+                           int8_t *dst)
+{
+#if MF_DSP && defined(__GNUC__)
+    /* Loop state in a frame below the stack pointer: [0] tap [4] taps [12] dst [16] the last
+     * group's end [20] lshift; the table block and the group's offset stay in registers. */
+    int32_t a0 = (int32_t)((uintptr_t)base + 4u * (uint32_t)g0), a1, a2, a3;
+    const intptr_t *tp = tap;
+    int32_t n = taps, g4 = (int32_t)(uintptr_t)dst, x = groups, xo = lshift;
+    uint32_t s = (uint32_t)(uintptr_t)qb, wl, wo;
+    const int8_t *r;
+#define MF_DWP_TAP                               \
+    "ldr %[r], [%[tp]], #4\n\t"                  \
+    "ldr %[x], [%[r], %[g4]]\n\t"                \
+    "ldr %[wl], [%[w]], #4\n\t"                  \
+    "sxtb16 %[xo], %[x], ror #8\n\t"             \
+    "sxtb16 %[x], %[x]\n\t"                      \
+    "sxtb16 %[wo], %[wl], ror #8\n\t"            \
+    "sxtb16 %[wl], %[wl]\n\t"                    \
+    "smlabb %[a0], %[x], %[wl], %[a0]\n\t"       \
+    "smlatt %[a2], %[x], %[wl], %[a2]\n\t"       \
+    "smlabb %[a1], %[xo], %[wo], %[a1]\n\t"      \
+    "smlatt %[a3], %[xo], %[wo], %[a3]\n\t"
+#define MF_DWP_RQ2(a, b, off)                                  \
+    "ldrd %[x], %[xo], [%[s], #" #off "]\n\t"                  \
+    "ldrd %[wl], %[wo], [%[s], #(" #off " + 16)]\n\t"          \
+    "lsl %[" #a "], %[" #a "], %[n]\n\t"                       \
+    "lsl %[" #b "], %[" #b "], %[n]\n\t"                       \
+    "smmlar %[wl], %[" #a "], %[x], %[wl]\n\t"                 \
+    "smmlar %[wo], %[" #b "], %[xo], %[wo]\n\t"                \
+    "add %[wl], %[wl], %[" #a "], asr #31\n\t"                 \
+    "add %[wo], %[wo], %[" #b "], asr #31\n\t"                 \
+    "ldrd %[x], %[xo], [%[s], #(" #off " + 32)]\n\t"           \
+    "asr %[wl], %[wl], %[x]\n\t"                               \
+    "asr %[wo], %[wo], %[xo]\n\t"                              \
+    "ssat %[" #a "], #8, %[wl]\n\t"                            \
+    "ssat %[" #b "], #8, %[wo]\n\t"
+    __asm__ volatile(
+        "sub sp, sp, #32\n\t"
+        "str %[tp], [sp, #0]\n\t"
+        "str %[n], [sp, #4]\n\t"
+        "str %[g4], [sp, #12]\n\t"
+        "add %[x], %[a0], %[x], lsl #2\n\t"
+        "str %[x], [sp, #16]\n\t"
+        "str %[xo], [sp, #20]\n\t"
+        "mov %[g4], %[a0]\n\t"
+        "20:\n\t" /* group: s is its table block, g4 its channels' offset */
+        "ldrd %[a0], %[a1], [%[s]]\n\t"
+        "ldrd %[a2], %[a3], [%[s], #8]\n\t"
+        "ldrd %[tp], %[n], [sp, #0]\n\t"
+        "cmp %[n], #9\n\t"
+        "bne 22f\n\t"
+        MF_DWP_TAP MF_DWP_TAP MF_DWP_TAP MF_DWP_TAP MF_DWP_TAP MF_DWP_TAP MF_DWP_TAP MF_DWP_TAP
+        MF_DWP_TAP
+        "b 23f\n\t"
+        "22:\n\t" MF_DWP_TAP
+        "subs %[n], %[n], #1\n\t"
+        "bne 22b\n\t"
+        "23:\n\t"
+        "ldr %[n], [sp, #20]\n\t"
+        MF_DWP_RQ2(a0, a1, 16) MF_DWP_RQ2(a2, a3, 24)
+        "ldr %[r], [sp, #12]\n\t"
+        "strb %[a0], [%[r]], #1\n\t"
+        "strb %[a1], [%[r]], #1\n\t"
+        "strb %[a2], [%[r]], #1\n\t"
+        "strb %[a3], [%[r]], #1\n\t"
+        "str %[r], [sp, #12]\n\t"
+        "adds %[s], %[s], #64\n\t"
+        "adds %[g4], %[g4], #4\n\t"
+        "ldr %[x], [sp, #16]\n\t"
+        "cmp %[g4], %[x]\n\t"
+        "bne 20b\n\t"
+        "add sp, sp, #32\n\t"
+        : [a0] "+r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [w] "+r"(w), [tp] "+r"(tp),
+          [n] "+r"(n), [g4] "+r"(g4), [s] "+r"(s), [x] "+r"(x), [xo] "+r"(xo), [r] "=&r"(r),
+          [wl] "=&r"(wl), [wo] "=&r"(wo)
+        :
+        : "cc", "memory");
+#undef MF_DWP_TAP
+#undef MF_DWP_RQ2
+#else
+    int32_t g;
+    for (g = g0; g < g0 + groups; g++, qb += MF_Q_WORDS, dst += 4) {
+        mf_acc4 acc = mf_fast_bias4(qb);
+        mf_dw_taps(tap, taps, (uintptr_t)base + 4u * (uint32_t)g, &w, &acc);
+        mf_fast_requant4(&acc, qb, lshift);
+        dst[0] = (int8_t)acc.a0;
+        dst[1] = (int8_t)acc.a1;
+        dst[2] = (int8_t)acc.a2;
+        dst[3] = (int8_t)acc.a3;
+    }
 #endif
+}
 
 MF_BODY void mf_dwconv2d_s8_dsp_body(const mf_dwconv2d_s8_dsp_params *p, const mf_epilogue_s8 *e,
                                      const mf_fast_addsub *aq, int kind, const int8_t *input,
                                      const int8_t *res, int8_t *output)
 {
     const int32_t c = p->in_c, groups = c / 4, taps = p->k_h * p->k_w;
-    const int32_t hw = p->out_h * p->out_w, total = p->batches * hw;
-    const int32_t dh = p->dilation_h, dw = p->dilation_w;
+    const int32_t k_h = p->k_h, k_w = p->k_w, out_h = p->out_h, out_w = p->out_w;
     const int32_t row_bytes = p->in_w * c;
-    const int32_t span_h = (p->k_h - 1) * dh, span_w = (p->k_w - 1) * dw;
-    const uint32_t zp4 = ((uint32_t)p->in_zero_point & 0xFFu) * 0x01010101u;
-    const int32_t lo = p->act_min, hi = p->act_max;
-    int32_t t;
+    const int32_t span_h = (k_h - 1) * p->dilation_h, span_w = (k_w - 1) * p->dilation_w;
+    const intptr_t zrow = (intptr_t)p->zrow;
+    const int32_t lshift = p->lshift, clamp = p->clamp, lo = p->act_min, hi = p->act_max;
+    const int32_t reverse = p->reverse;
+    const int direct = kind == MF_EP_NONE && !clamp; /* mf_dw_pixel stores straight into the output */
+    const uint32_t *weights = (const uint32_t *)(const void *)p->weights;
+    intptr_t inner[MF_DW_TAPS_MAX]; /* the taps of a pixel inside the image, from its first one */
+    intptr_t tap[MF_DW_TAPS_MAX];   /* the taps of a border pixel: addresses (zrow outside) */
+    const int8_t *rows[MF_DW_ROWS_MAX];
+    uint32_t stage[MF_STAGE_MAX / 4];
+    const int32_t per = MF_STAGE_MAX / 4, stages = (groups + per - 1) / per;
+    int32_t nn, yy, xx, ky, kx, si;
 
-    for (t = 0; t < total; t++) {
-        const int32_t pix = p->reverse ? total - 1 - t : t;
-        const int32_t n = pix / hw, r = pix - n * hw, oy = r / p->out_w, ox = r - oy * p->out_w;
+    for (ky = 0; ky < k_h; ky++) {
+        for (kx = 0; kx < k_w; kx++) {
+            inner[ky * k_w + kx] = ky * p->dilation_h * row_bytes + kx * p->dilation_w * c;
+        }
+    }
+    for (nn = 0; nn < p->batches; nn++) {
+        const int32_t n = reverse ? p->batches - 1 - nn : nn;
         const int8_t *image = input + n * p->in_h * row_bytes;
-        const int32_t y0 = oy * p->stride_h - p->pad_h, x0 = ox * p->stride_w - p->pad_w;
-        const int inside = y0 >= 0 && x0 >= 0 && y0 + span_h < p->in_h && x0 + span_w < p->in_w;
-        const int8_t *corner = inside ? image + (y0 * p->in_w + x0) * c : image;
-        int32_t gi;
-
-        for (gi = 0; gi < groups; gi++) {
-            const int32_t g = p->reverse ? groups - 1 - gi : gi;
-            const uint32_t *w = (const uint32_t *)(const void *)p->weights + g * taps;
-            const mf_fast_q *q = mf_fast_quant(p->quant) + 4 * g;
-            const int32_t first = pix * c + 4 * g;
-            int32_t acc[4];
-            int32_t ky, kx;
-            mf_fast_bias4(q, acc);
-#if MF_DSP && defined(__GNUC__)
-            if (inside && taps == 9 && p->k_w == 3 && dw == 1) {
-                mf_dw_taps3x3(corner + 4 * g, c, row_bytes * dh, &w, acc);
-            } else
-#endif
-            if (inside) {
-                for (ky = 0; ky < p->k_h; ky++) {
-                    const int8_t *x = corner + ky * dh * row_bytes + 4 * g;
-                    for (kx = 0; kx < p->k_w; kx++, x += dw * c) {
-                        const uint32_t xw = mf_load32(x), ww = *w++;
-                        MF_DW_TAP(xw, ww, acc[0], acc[1], acc[2], acc[3]);
+        for (yy = 0; yy < out_h; yy++) {
+            const int32_t oy = reverse ? out_h - 1 - yy : yy;
+            const int32_t y0 = oy * p->stride_h - p->pad_h;
+            const int rows_in = y0 >= 0 && y0 + span_h < p->in_h;
+            for (ky = 0; ky < k_h; ky++) { /* the window's input rows, NULL outside the image */
+                const int32_t iy = y0 + ky * p->dilation_h;
+                rows[ky] = iy >= 0 && iy < p->in_h ? image + iy * row_bytes : NULL;
+            }
+            for (xx = 0; xx < out_w; xx++) {
+                const int32_t ox = reverse ? out_w - 1 - xx : xx;
+                const int32_t x0 = ox * p->stride_w - p->pad_w;
+                const int32_t pix = (n * out_h + oy) * out_w + ox;
+                const intptr_t *taps_at = inner;
+                const int8_t *base = NULL;
+                if (rows_in && x0 >= 0 && x0 + span_w < p->in_w) {
+                    base = rows[0] + x0 * c;
+                } else {
+                    intptr_t *tp = tap;
+                    for (ky = 0; ky < k_h; ky++) {
+                        const int8_t *row = rows[ky];
+                        for (kx = 0; kx < k_w; kx++) {
+                            const int32_t ix = x0 + kx * p->dilation_w;
+                            *tp++ = row != NULL && ix >= 0 && ix < p->in_w ? (intptr_t)(row + ix * c) : zrow;
+                        }
                     }
+                    taps_at = tap;
                 }
-            } else {
-                for (ky = 0; ky < p->k_h; ky++) {
-                    const int32_t iy = y0 + ky * dh;
-                    for (kx = 0; kx < p->k_w; kx++) {
-                        const int32_t ix = x0 + kx * dw;
-                        const uint32_t ww = *w++;
-                        const uint32_t xw = iy >= 0 && iy < p->in_h && ix >= 0 && ix < p->in_w
-                                                ? mf_load32(image + (iy * p->in_w + ix) * c + 4 * g)
-                                                : zp4;
-                        MF_DW_TAP(xw, ww, acc[0], acc[1], acc[2], acc[3]);
-                    }
+                if (direct) {
+                    mf_dw_pixel(taps_at, taps, base, 0, weights, p->quant, groups, lshift, output + pix * c);
+                    continue;
+                }
+                /* through the stage, MF_STAGE_MAX channels at a time (last first when reversed) */
+                for (si = 0; si < stages; si++) {
+                    const int32_t st = reverse ? stages - 1 - si : si;
+                    const int32_t g0 = st * per, ng = MF_MIN(per, groups - g0);
+                    mf_dw_pixel(taps_at, taps, base, g0, weights + g0 * taps, p->quant + g0 * MF_Q_WORDS, ng,
+                                lshift, (int8_t *)stage);
+                    mf_fast_finish((const int8_t *)stage, 4 * ng, clamp, lo, hi, e, aq, kind, res,
+                                   output + pix * c + 4 * g0, pix * c + 4 * g0, reverse);
                 }
             }
-            mf_fast_store4(acc[0], acc[1], acc[2], acc[3], q, lo, hi, e, aq, kind, res,
-                           output + first, first, 4);
         }
     }
 }

@@ -1,18 +1,18 @@
 /* FULLY_CONNECTED int8 (per-tensor and per-channel weights; int8 weights in flash; no scratch).
  *
  * Per input row, four units at a time: four accumulators start at their biases and take the dot
- * product of the row with the four units' weights (mf_dot4: per 8 inputs one load pair, SXTB16,
- * and per unit one load pair of weights, SXTB16, 4 SMLAD); a depth that is not a multiple of 4
- * ends with a word assembled from the last bytes (the weights are zero-padded). The channel
- * table repeats a per-tensor multiplier.
+ * product of the row with the four units' weights (mf_fast_blocks: per 8 inputs one load pair,
+ * SXTB16, and per unit one load pair of weights, SXTB16, 4 SMLAD). The row is one segment of
+ * 8-value chunks; its last depth % 8 values are copied, zero-padded, into a small stack buffer
+ * (a second segment; the weights are zero-padded too). The channel table repeats a per-tensor
+ * multiplier.
  *
- * Access order (the planner's contract for fully-connected): rows in order; a block of four
- * units reads the row, then writes its four outputs, in increasing order; a fused residual is
- * read four elements at a time before they are stored. */
+ * Access order (the planner's contract for fully-connected): rows in order; a row's outputs are
+ * written after the row is read (a stage at a time when staged, MF_STAGE_MAX outputs, each
+ * stage reading the row again: the row units are unstaged); a fused residual is read in
+ * increasing order, each element before its output is stored. */
 #ifndef MF_FC_S8_DSP_BODY_H
 #define MF_FC_S8_DSP_BODY_H
-
-#include <stdint.h>
 
 #include "mf_fast.h"
 
@@ -20,39 +20,41 @@ MF_BODY void mf_fc_s8_dsp_body(const mf_fc_s8_dsp_params *p, const mf_epilogue_s
                                const mf_fast_addsub *aq, int kind, const int8_t *input,
                                const int8_t *res, int8_t *output)
 {
-    const int32_t depth = p->depth, units = p->units;
-    const int32_t n8 = depth / 8, n4 = (depth % 8) / 4, tail = depth % 4;
+    const int32_t depth = p->depth, units = p->units, rest = depth % 8;
     const int32_t blocks = (units + 3) / 4;
-    const int32_t lo = p->act_min, hi = p->act_max;
-    int32_t row, b;
+    const int32_t wstep = (depth + 3) / 4 * 4; /* weight words per block of 4 units */
+    const int direct = kind == MF_EP_NONE && !p->clamp && units % 4 == 0;
+    const uint32_t *weights = (const uint32_t *)(const void *)p->weights;
+    uint32_t last[2];  /* the row's last depth % 8 values, zero-padded */
+    uint32_t stage[MF_STAGE_MAX / 4];
+    mf_seg seg[2];
+    int32_t row;
 
     for (row = 0; row < p->rows; row++) {
         const int8_t *x = input + row * depth;
-        const int aligned = ((uintptr_t)x & 3u) == 0;
-        uint32_t last = 0; /* the last depth % 4 inputs, zero-padded */
-        const uint32_t *w = (const uint32_t *)(const void *)p->weights;
-        if (tail) {
-            int32_t i;
-            for (i = 0; i < tail; i++) {
-                last |= (uint32_t)(uint8_t)x[depth - tail + i] << (8 * i);
-            }
+        int8_t *out = output + row * units;
+        int32_t nseg = 0;
+        if (depth >= 8) {
+            seg[0].start = (intptr_t)x;
+            seg[0].n = MF_SEG_N(depth / 8, 0);
+            nseg = 1;
         }
-        for (b = 0; b < blocks; b++) {
-            const mf_fast_q *q = mf_fast_quant(p->quant) + 4 * b;
-            const int32_t first = row * units + 4 * b;
-            int32_t acc[4];
-            mf_fast_bias4(q, acc);
-            mf_dot4(x, &w, n8, n4, aligned, acc);
-            if (tail) {
-                const uint32_t xe = mf_sxtb16(last), xo = mf_sxtb16_ror8(last);
-                acc[0] = mf_smlad(xo, mf_sxtb16_ror8(w[0]), mf_smlad(xe, mf_sxtb16(w[0]), acc[0]));
-                acc[1] = mf_smlad(xo, mf_sxtb16_ror8(w[1]), mf_smlad(xe, mf_sxtb16(w[1]), acc[1]));
-                acc[2] = mf_smlad(xo, mf_sxtb16_ror8(w[2]), mf_smlad(xe, mf_sxtb16(w[2]), acc[2]));
-                acc[3] = mf_smlad(xo, mf_sxtb16_ror8(w[3]), mf_smlad(xe, mf_sxtb16(w[3]), acc[3]));
-                w += 4;
+        if (rest) {
+            int8_t *l = (int8_t *)last;
+            int32_t i;
+            last[0] = 0;
+            last[1] = 0;
+            for (i = 0; i < rest; i++) {
+                l[i] = x[depth - rest + i];
             }
-            mf_fast_store4(acc[0], acc[1], acc[2], acc[3], q, lo, hi, e, aq, kind, res,
-                           output + first, first, MF_MIN(units - 4 * b, 4));
+            seg[nseg].start = (intptr_t)last;
+            seg[nseg++].n = rest > 4 ? MF_SEG_N(1, 0) : MF_SEG_N(0, 1);
+        }
+        if (direct) {
+            mf_fast_blocks(seg, nseg, NULL, weights, p->quant, blocks, p->lshift, out);
+        } else {
+            mf_fast_staged(seg, nseg, NULL, weights, wstep, p->quant, blocks, p->lshift, (int8_t *)stage,
+                           units, p->clamp, p->act_min, p->act_max, e, aq, kind, res, out, row * units, 0);
         }
     }
 }

@@ -1,0 +1,225 @@
+"""Test helper for the fast kernels: every lowered call runs inside one byte arena, its output
+placed over one of its inputs at the tightest shift the memory planner's access-order contract
+allows (plan/inplace.py: forward runs, and backward runs with `reverse` = 1), and is checked
+against TFLite Micro's output inside the program. One C program holds many cases; it runs on the
+host (gcc, sanitizers: the portable C path) or under QEMU mps2-an386 (the DSP path)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from microfuse.emit.c import c_array_body, c_value
+from microfuse.lower import Call, ConstArray
+from microfuse.plan.inplace import INF, rules
+
+ROOT = Path(__file__).resolve().parents[2]
+RUNTIME = ROOT / "runtime_c"
+STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"]
+SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
+
+
+@dataclass
+class Scenario:
+    """One kernel call with its tensors at given arena offsets."""
+
+    label: str
+    call: Call
+    data: list[np.ndarray]  # per call input
+    offsets: list[int]  # per call input
+    out_offset: int
+    want: np.ndarray  # the output, as TFLM computes it
+
+    @property
+    def arena(self) -> int:
+        ends = [o + d.nbytes for o, d in zip(self.offsets, self.data)]
+        return max(ends + [self.out_offset + self.want.nbytes])
+
+
+def _up(x: int, align: int = 16) -> int:
+    return -(-x // align) * align
+
+
+def _with_reverse(call: Call, value: int) -> Call:
+    return replace(call, params={**call.params, call.reverse_key: value})
+
+
+def scenarios(call: Call, data: list[np.ndarray], want: np.ndarray, label: str) -> list[Scenario]:
+    """The call with separate buffers, then with its output over each input it may overlap, at the
+    tightest forward shift (reverse 0) and two looser ones, and for a reversible kernel the same
+    backward (reverse 1)."""
+    sizes = [d.nbytes for d in data]
+    separate = np.cumsum([0] + [_up(s) for s in sizes]).tolist()
+    found = [Scenario(f"{label} separate", call, data, separate[:-1], separate[-1], want)]
+    slot_to_arg = {0: 0}
+    op = call.sources[0]
+    for k, t in enumerate(op.inputs[3:] if "POOL" not in op.kind else op.inputs[1:]):
+        if t is not None and not t.is_const:
+            slot_to_arg[k + (3 if "POOL" not in op.kind else 1)] = len(slot_to_arg)
+    for rule in rules(op):
+        arg = slot_to_arg[rule.slot]
+        for direction, bound, sign in (("forward", rule.forward, -1), ("backward", rule.backward, 1)):
+            if abs(bound) >= INF // 2 or (direction == "backward" and not call.reversible):
+                continue
+            # the tightest shift, and two looser ones (where the order of the stores matters)
+            for shift in (bound, bound + sign, bound + 7 * sign):
+                found.append(_placed(call, data, want, sizes, arg, shift, direction, label))
+    return found
+
+
+def _placed(call: Call, data: list[np.ndarray], want: np.ndarray, sizes: list[int], arg: int,
+            shift: int, direction: str, label: str) -> Scenario:
+    """The call with its output at `shift` bytes from input `arg`, the other inputs apart."""
+    base = _up(max(0, -shift))  # the overlapped input, 16-aligned
+    offsets, at = [], _up(max(base + sizes[arg], base + shift + want.nbytes))
+    for j, size in enumerate(sizes):
+        if j == arg:
+            offsets.append(base)
+        else:
+            offsets.append(at)
+            at = _up(at + size)
+    run = call if call.reverse_key is None else _with_reverse(call, int(direction == "backward"))
+    return Scenario(f"{label} {direction} over input {arg} (shift {shift})", run, data, offsets,
+                    base + shift, want)
+
+
+def _params(i: int, call: Call, lines: list[str]) -> None:
+    fields = []
+    for key, value in call.params.items():
+        if isinstance(value, ConstArray):
+            arr = np.asarray(value.data)
+            name = f"s{i}_{value.name}"
+            ctype = {np.dtype(np.int8): "int8_t", np.dtype(np.uint8): "uint8_t",
+                     np.dtype(np.int32): "int32_t", np.dtype(np.int16): "int16_t"}[arr.dtype]
+            lines.append(f"static const {ctype} {name}[{max(1, arr.size)}] = {{\n{c_array_body(arr)}\n}};")
+            fields.append(f"    .{key} = {name},")
+        else:
+            fields.append(f"    .{key} = {c_value(value)},")
+    lines.append(f"static const {call.params_type} s{i}_params = {{\n" + "\n".join(fields) + "\n};")
+
+
+def program(runs: list[Scenario]) -> str:
+    """A C file: for each scenario, copy its inputs into the arena, run the kernel, count the
+    output bytes that differ from TFLM's and report "case <i> <differences>"."""
+    size = max(s.arena for s in runs)
+    lines = ['#include <string.h>', '#include "mf_kernels.h"', "",
+             "#if defined(__arm__)",
+             "static void say(const char *s)",
+             "{",
+             '    register unsigned r0 __asm__("r0") = 0x04u;',
+             '    register const char *r1 __asm__("r1") = s;',
+             '    __asm__ volatile("bkpt 0xAB" : "+r"(r0) : "r"(r1) : "memory");',
+             "}",
+             "void mf_on_fault(void);",
+             'void mf_on_fault(void) { say("fault\\n"); for (;;) { } }',
+             "#else",
+             "#include <stdio.h>",
+             "static void say(const char *s) { fputs(s, stdout); }",
+             "#endif", "",
+             "static void report(int i, int bad)",
+             "{",
+             "    char line[32];",
+             "    char d[12];",
+             "    int n = 0, k = 0;",
+             "    unsigned v;",
+             '    const char *head = "case ";',
+             "    while (*head) { line[n++] = *head++; }",
+             "    v = (unsigned)i;",
+             "    do { d[k++] = (char)('0' + v % 10u); v /= 10u; } while (v);",
+             "    while (k) { line[n++] = d[--k]; }",
+             "    line[n++] = ' ';",
+             "    v = (unsigned)bad;",
+             "    do { d[k++] = (char)('0' + v % 10u); v /= 10u; } while (v);",
+             "    while (k) { line[n++] = d[--k]; }",
+             "    line[n++] = '\\n';",
+             "    line[n] = 0;",
+             "    say(line);",
+             "}", "",
+             "static int differ(const int8_t *got, const int8_t *want, int n)",
+             "{",
+             "    int i, bad = 0;",
+             "    for (i = 0; i < n; i++) { bad += got[i] != want[i]; }",
+             "    return bad;",
+             "}", "",
+             f"static uint8_t arena[{size}] __attribute__((aligned(16)));", ""]
+    body: list[str] = []
+    names: dict[int, str] = {}
+
+    def const(d: np.ndarray) -> str:
+        """The static array holding d (shared by the scenarios of one case)."""
+        if id(d) not in names:
+            names[id(d)] = f"d{len(names)}"
+            lines.append(f"static const int8_t {names[id(d)]}[{d.size}] = {{\n"
+                         f"{c_array_body(d.reshape(-1).astype(np.int8))}\n}};")
+        return names[id(d)]
+
+    for i, s in enumerate(runs):
+        _params(i, s.call, lines)
+        body.append("    memset(arena, 0x5A, sizeof arena);")
+        args = []
+        for d, off in zip(s.data, s.offsets):
+            body.append(f"    memcpy(arena + {off}, {const(d)}, {d.nbytes});")
+            args.append(f"(const int8_t *)(arena + {off})")
+        args.append(f"(int8_t *)(arena + {s.out_offset})")
+        body += [f"    {s.call.kernel}(&s{i}_params, {', '.join(args)});",
+                 f"    report({i}, differ((const int8_t *)(arena + {s.out_offset}), {const(s.want)}, "
+                 f"{s.want.size}));"]
+    lines += ["", "int main(void)", "{", *body, "    return 0;", "}", ""]
+    return "\n".join(lines)
+
+
+def _parse(text: str, runs: list[Scenario]) -> list[str]:
+    got = {int(m.group(1)): int(m.group(2)) for m in re.finditer(r"^case (\d+) (\d+)$", text, re.M)}
+    assert len(got) == len(runs), f"the program reported {len(got)} of {len(runs)} cases:\n{text[-2000:]}"
+    return [f"{runs[i].label}: {bad} of {runs[i].want.size} bytes differ" for i, bad in sorted(got.items())
+            if bad]
+
+
+def _files(runs: list[Scenario]) -> list[str]:
+    return sorted({str(RUNTIME / "src" / f) for s in runs for f in s.call.files})
+
+
+def run_host(runs: list[Scenario], work: Path) -> list[str]:
+    """Failures (empty: every scenario matches TFLM), on the host with sanitizers."""
+    src, exe = work / "fast_cases.c", work / "fast_cases"
+    src.write_text(program(runs))
+    cmd = ["gcc", *STRICT, *SANITIZE, "-O1", "-I", str(RUNTIME / "include"), str(src), *_files(runs),
+           "-o", str(exe), "-lm"]
+    built = subprocess.run(cmd, capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr[-3000:]
+    done = subprocess.run([str(exe)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return _parse(done.stdout, runs)
+
+
+def run_qemu(runs: list[Scenario], work: Path, board_name: str = "qemu-mps2-an386") -> list[str]:
+    """Failures, on the board under QEMU (semihosting output)."""
+    from microfuse.boards import load_board
+    from microfuse.targets.firmware import COMMON_DIR
+
+    board = load_board(board_name)
+    src, elf = work / "fast_cases.c", work / "fast_cases.elf"
+    src.write_text(program(runs))
+    flags = [*board.cflags, "-ffunction-sections", "-fdata-sections", "-I", str(RUNTIME / "include"),
+             f"-I{COMMON_DIR}"]
+    objects = []
+    for k, c_file in enumerate([str(src), *_files(runs)]):  # the kernels: C99, warnings as errors
+        obj = work / f"o{k}.o"
+        built = subprocess.run([board.compiler, *flags, *STRICT, "-c", c_file, "-o", str(obj)],
+                               capture_output=True, text=True)
+        assert built.returncode == 0, built.stderr[-3000:]
+        objects.append(str(obj))
+    cmd = [board.compiler, *flags, *objects, str(COMMON_DIR / "semihost.c"), str(board.startup),
+           f"-T{board.linker_script}", f"-L{COMMON_DIR}", f"-Wl,--defsym=MF_STACK_SIZE={board.stack_bytes}",
+           "-nostartfiles", "-Wl,--gc-sections", *board.ldflags, "-o", str(elf)]
+    built = subprocess.run(cmd, capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr[-3000:]
+    qemu = ["qemu-system-arm", "-machine", board.qemu.machine, "-nographic", "-monitor", "none",
+            "-kernel", str(elf), "-semihosting-config", "enable=on,target=native", *board.qemu.args]
+    done = subprocess.run(qemu, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, (done.returncode, done.stdout[-2000:])
+    return _parse(done.stdout + done.stderr, runs)
