@@ -156,7 +156,7 @@ def decide(base: Estimate, d: Estimate, optimize: str) -> Verdict:
             memory / max(base.peak_bytes + FLASH_WEIGHT * base.flash_bytes, 1)
         score = (rel, d.instructions)
     fuse = score < (0, 0)
-    text = (f"{'wins' if fuse else 'loses'} for {optimize}: instructions {d.instructions:+,}, "
+    text = (f"{'wins' if fuse else 'loses'} for {optimize}: instructions {round(d.instructions):+,}, "
             f"arena peak {d.peak_bytes:+,} B, flash {d.flash_bytes:+,} B, moved {d.moved_bytes:+,} B")
     return Verdict(fuse, text, d)
 
