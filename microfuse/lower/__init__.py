@@ -97,6 +97,9 @@ def lower(op: Op) -> Call:
     if op.fused and op.fused[-1].kind == "gap":  # a conv fused with its global pool (lower/gap.py)
         from .gap import lower_gap
         return lower_gap(op)
+    if op.fused and op.fused[-1].kind == "pool":  # a conv fused with its pool, row by row
+        from .pool_rows import lower_pool_rows
+        return lower_pool_rows(op)
     first = next(t for t in op.inputs if t is not None)
     fn = LOWERINGS.get((op.kind, first.dtype))
     if fn is None:

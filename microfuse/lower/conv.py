@@ -34,9 +34,7 @@ def pick(table: list[Kernel], op: Op) -> Kernel:
     reference kernel last (it fits every op the constraints let through). An op with a fused
     epilogue picks among the reference kernel's fused variants (lower/epilogue.py). An op
     writing a strided slice (an eliminated concat, microfuse/views.py) needs a kernel with
-    an `out_stride` field: the reference kernels have one, the fast ones do not."""
-    if views.strided(op.outputs[0]):
-        table = [k for k in table if k.prepare is None]
+    an `out_stride` field: the reference kernels, and the fast kernels' `_strided` entries."""
     if op.fused:  # the fused variants of every kernel in the table, fast ones (lower/fast.py) first
         table = [variant for k in table if k.prepare is not None or k is table[-1]
                  for variant in fused_kernels(k)]
@@ -49,11 +47,15 @@ def pick(table: list[Kernel], op: Op) -> Kernel:
 
 
 CONV_S8 = [Kernel("mf_conv2d_s8_gemm", "mf_conv2d_s8_gemm_params", "mf_conv2d_s8_gemm.c",
-                  fast.conv_gemm_fits, reversible=True, prepare=fast.conv_gemm_prepare),
+                  fast.dense(fast.conv_gemm_fits), reversible=True, prepare=fast.conv_gemm_prepare),
+           Kernel("mf_conv2d_s8_gemm_strided", "mf_conv2d_s8_gemm_params", "mf_conv2d_s8_gemm_strided.c",
+                  fast.strided(fast.conv_gemm_fits), reversible=True, prepare=fast.conv_gemm_prepare),
            Kernel("mf_conv2d_s8", "mf_conv2d_s8_params", "mf_conv2d_s8.c")]
 CONV_F32 = [Kernel("mf_conv2d_f32", "mf_conv2d_f32_params", "mf_conv2d_f32.c")]
 DWCONV_S8 = [Kernel("mf_dwconv2d_s8_dsp", "mf_dwconv2d_s8_dsp_params", "mf_dwconv2d_s8_dsp.c",
-                    fast.dw_fits, reversible=True, prepare=fast.dw_prepare),
+                    fast.dense(fast.dw_fits), reversible=True, prepare=fast.dw_prepare),
+             Kernel("mf_dwconv2d_s8_dsp_strided", "mf_dwconv2d_s8_dsp_params", "mf_dwconv2d_s8_dsp_strided.c",
+                    fast.strided(fast.dw_fits), reversible=True, prepare=fast.dw_prepare),
              Kernel("mf_dwconv2d_s8", "mf_dwconv2d_s8_params", "mf_dwconv2d_s8.c", reversible=True)]
 DWCONV_F32 = [Kernel("mf_dwconv2d_f32", "mf_dwconv2d_f32_params", "mf_dwconv2d_f32.c")]
 

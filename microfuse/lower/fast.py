@@ -14,6 +14,8 @@ the reference kernels' arena: `balanced` (the default) and `speed` pick the same
 
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
 from .. import views
@@ -33,6 +35,17 @@ def enabled(op: Op) -> bool:
     """Fast kernels are wanted at this level. (A fused epilogue is fine: each fast kernel has the
     fused variants of mf_fast.h, which pick() offers for such ops.)"""
     return optimize_level() in FAST_LEVELS
+
+
+def dense(fits: Callable[[Op], bool]) -> Callable[[Op], bool]:
+    """`fits`, for ops writing a whole tensor (the plain fast kernels)."""
+    return lambda op: not views.strided(op.outputs[0]) and fits(op)
+
+
+def strided(fits: Callable[[Op], bool]) -> Callable[[Op], bool]:
+    """`fits`, for ops writing a channel slice of a wider tensor (an eliminated concatenation):
+    the `_strided` entry points, whose loop takes `out_stride` (the plain ones fold it away)."""
+    return lambda op: views.strided(op.outputs[0]) and fits(op)
 
 
 def word_aligned(op: Op) -> bool:

@@ -11,10 +11,12 @@ from ..passes.epilogue import own_output
 from . import Call, ConstArray, fast, lowering
 from .conv import Kernel, bias_of, filter_scales, float_act, float_bias, make_call, per_tensor_int8, pick
 
-FC_S8_DSP = Kernel("mf_fc_s8_dsp", "mf_fc_s8_dsp_params", "mf_fc_s8_dsp.c", fast.fc_fits,
-                   prepare=fast.fc_prepare)
-FC_S8 = [FC_S8_DSP, Kernel("mf_fc_s8", "mf_fc_s8_params", "mf_fc_s8.c")]
-FC_S8_PC = [FC_S8_DSP, Kernel("mf_fc_s8_pc", "mf_fc_s8_pc_params", "mf_fc_s8_pc.c")]
+FC_S8_DSP = [Kernel("mf_fc_s8_dsp", "mf_fc_s8_dsp_params", "mf_fc_s8_dsp.c", fast.dense(fast.fc_fits),
+                    prepare=fast.fc_prepare),
+             Kernel("mf_fc_s8_dsp_strided", "mf_fc_s8_dsp_params", "mf_fc_s8_dsp_strided.c",
+                    fast.strided(fast.fc_fits), prepare=fast.fc_prepare)]
+FC_S8 = [*FC_S8_DSP, Kernel("mf_fc_s8", "mf_fc_s8_params", "mf_fc_s8.c")]
+FC_S8_PC = [*FC_S8_DSP, Kernel("mf_fc_s8_pc", "mf_fc_s8_pc_params", "mf_fc_s8_pc.c")]
 FC_F32 = [Kernel("mf_fc_f32", "mf_fc_f32_params", "mf_fc_f32.c")]
 
 

@@ -62,8 +62,8 @@ def infer(op: Op) -> Inferred:
     d = REGISTRY.get(op.kind)
     if d is None:
         return [(t.shape, None) for t in op.outputs]
-    reduced = op.fused[-1] if op.fused and op.fused[-1].kind == "gap" else None
-    if reduced is not None:  # fused with the pool / mean reading it (passes/pool_fuse.py): its output
+    reduced = op.fused[-1] if op.fused and op.fused[-1].kind in ("gap", "pool") else None
+    if reduced is not None:  # fused with the pool / mean reading it (pool_fuse.py, pool_rows.py): its output
         return infer(reduced.sources[-1])
     try:
         return d.infer(op)

@@ -40,6 +40,7 @@ def pipeline() -> list[NamedPass]:
     from .pad_fold import pad_fold
     from .pattern import Rewriter
     from .pool_fuse import pool_fuse
+    from .pool_rows import pool_rows
 
     def fusion(fn):
         return lambda graph, ctx: fn(graph, Rewriter(graph, ctx.optimize, ctx.log))
@@ -51,6 +52,8 @@ def pipeline() -> list[NamedPass]:
             NamedPass("fuse", fusion(fuse), fusion=True),
             NamedPass("horizontal", fusion(horizontal), fusion=True),
             NamedPass("concat", fusion(eliminate_concat), fusion=True),
+            # a conv fused with its max / average pool (a "pool" step) is no longer a plain conv
+            NamedPass("pool_rows", fusion(pool_rows), fusion=True),
             # last: its fused op (a conv with a "gap" step) is no longer a plain conv
             NamedPass("pool_fuse", fusion(pool_fuse), fusion=True)]
 

@@ -5,15 +5,15 @@ shape and quantization, at a byte offset, with a row stride) and the concatenati
 CONCAT_VIEW (no call, no copy). Along the outermost non-unit axis a slice is one run of
 bytes, so any kernel can write it; along the last axis (channels in NHWC) it is strided,
 and only producers whose kernels take an output stride qualify (conv, depthwise, pools,
-fully-connected, horizontally fused siblings; lower/conv.py pick keeps their reference
-kernels). Declined, with the reason logged, when:
+fully-connected, horizontally fused siblings; their reference and fast kernels take an
+`out_stride`). Declined, with the reason logged, when:
 - the copy is not plain: int8 inputs quantized unlike the output (TFLM refuses them anyway);
 - an input is a graph input or output, a constant, listed twice, made by an alias or
   another eliminated concatenation, or not made by an op with a kernel;
 - an input is read by another op as well: a strided slice must be read by the concat
   only; a contiguous one may be read by other kernels, never by an alias;
 - the producer has no kernel variant for the slice (lowering is tried), or the cost model
-  says it loses (a strided slice may cost a fast kernel).
+  says it loses.
 """
 
 from __future__ import annotations

@@ -69,6 +69,13 @@ CODE_BYTES = {
     "mf_dwconv2d_s8_gap_sub": 884, "mf_dwconv2d_s8_gap_rsub": 884, "mf_dwconv2d_s8_gap_mul": 832,
     "mf_conv2d_f32_gap": 684, "mf_conv2d_f32_gap_ep": 994, "mf_conv2d_f32_gap_ep_res": 1074,
     "mf_dwconv2d_f32_gap": 620, "mf_dwconv2d_f32_gap_ep": 956, "mf_dwconv2d_f32_gap_ep_res": 1034,
+    # conv / depthwise fused row by row with a max / average pool (runtime_c/include/mf_pool_rows.h)
+    "mf_conv2d_s8_pool": 924, "mf_conv2d_s8_pool_lut": 936, "mf_conv2d_s8_pool_add": 1138,
+    "mf_conv2d_s8_pool_sub": 1138, "mf_conv2d_s8_pool_rsub": 1138, "mf_conv2d_s8_pool_mul": 1090,
+    "mf_dwconv2d_s8_pool": 898, "mf_dwconv2d_s8_pool_lut": 914, "mf_dwconv2d_s8_pool_add": 1100,
+    "mf_dwconv2d_s8_pool_sub": 1100, "mf_dwconv2d_s8_pool_rsub": 1100, "mf_dwconv2d_s8_pool_mul": 1048,
+    "mf_conv2d_f32_pool": 996, "mf_conv2d_f32_pool_ep": 1340, "mf_conv2d_f32_pool_ep_res": 1396,
+    "mf_dwconv2d_f32_pool": 936, "mf_dwconv2d_f32_pool_ep": 1304, "mf_dwconv2d_f32_pool_ep_res": 1352,
     # horizontal siblings (runtime_c/include/mf_multi.h): the shared loop and an N-output entry
     "mf_conv2d_s8_x2": 590, "mf_conv2d_s8_x3": 594, "mf_conv2d_s8_x4": 598,
     "mf_fc_s8_x2": 350, "mf_fc_s8_x3": 354, "mf_fc_s8_x4": 358,
@@ -171,6 +178,14 @@ def call_instructions(call) -> int:
     total += LUT_COST * out if luts else 0  # an int8 unary chain is one table load
     if len(call.outputs) > 1:  # horizontal siblings: each source computes its own output only
         return total + sum(OP_COST.get(op.kind, 1) * t.elements for op, t in zip(call.sources, call.outputs))
+    first = call.sources[0]
+    if first.fused and first.fused[-1].kind == "pool":
+        # a conv fused row by row with its pool (passes/pool_rows.py) still computes, stores in
+        # its ring and rereads every conv output element: the conv's per-element work is the
+        # unfused conv's, on its own output, not on the pooled one
+        mid = first.fused[-1].input.elements
+        total += (LOOP_COST + 2 * MEM_COST + OP_COST.get(first.kind, 1)) * mid
+        total -= OP_COST.get(first.kind, 1) * out  # counted above instead
     for op in call.sources:
         if "POOL" in op.kind:
             total += POOL_TAP_COST * out * op.attrs.filter_h * op.attrs.filter_w

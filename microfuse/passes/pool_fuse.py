@@ -54,7 +54,7 @@ def _problem(m: Match, rw: Rewriter) -> str | None:
         return "the conv output is not the pooled input"
     if mid.dtype not in (DType.INT8, DType.FLOAT32) or pool.outputs[0].dtype != mid.dtype:
         return f"dtypes {mid.dtype} -> {pool.outputs[0].dtype}"
-    if any(step.kind == "gap" for step in producer.fused):
+    if any(step.kind in ("gap", "pool") for step in producer.fused):
         return "the producer is already reduced"
     return None
 

@@ -32,6 +32,7 @@ row-major order):
   are ops/common.py window_pads (SAME, VALID, or EXPLICIT from a folded PAD).
   A conv fused with its global pool / MEAN (last epilogue step "gap") gets no overlap:
   its kernel uses the output as one pixel's buffer while it still reads every input.
+  Nor does a conv fused row by row with its max / average pool (last step "pool").
 - FULLY_CONNECTED: unit = batch row b (input row of `depth` elements, output row of
   `units` elements). Unstaged: output element o may be stored as soon as it is
   computed, before the row is read again for o + 1.
@@ -194,8 +195,10 @@ def access(op: Op, slot: int) -> Access | None:
     t = op.inputs[slot]
     if t is None or t.is_const:
         return None
-    if op.fused and op.fused[-1].kind == "gap":
-        return None  # a conv fused with its global pool stores each pixel in the output first
+    if op.fused and op.fused[-1].kind in ("gap", "pool"):
+        # a conv fused with its global pool stores each pixel in the output first; one fused
+        # with a local pool (row by row) reads input rows far ahead of the pooled row it writes
+        return None
     return decl(op, slot)
 
 

@@ -127,12 +127,15 @@ static int32_t mf_gemm_segments(const mf_conv2d_s8_gemm_params *p, const int8_t 
     return count;
 }
 
-MF_BODY void mf_conv2d_s8_gemm_body(const mf_conv2d_s8_gemm_params *p, const mf_epilogue_s8 *e,
+MF_BODY void mf_conv2d_s8_gemm_loop(const mf_conv2d_s8_gemm_params *p, const mf_epilogue_s8 *e,
                                     const mf_fast_addsub *aq, int kind, const int8_t *input,
-                                    const int8_t *res, int8_t *output)
+                                    const int8_t *res, int8_t *output, int strided)
 {
     const int32_t in_c = p->in_c, out_c = p->out_c, depth = p->depth;
     const int32_t k_h = p->k_h, out_h = p->out_h, out_w = p->out_w;
+    /* strided (a compile-time constant): the output is a channel slice of a wider tensor, pixels
+     * (rows) p->out_stride elements apart; the residual stays dense */
+    const int32_t out_stride = strided && p->out_stride ? p->out_stride : out_c;
     const int32_t row_bytes = p->in_w * in_c;
     const int32_t blocks = (out_c + 3) / 4;
     const int gather = in_c % 4 != 0;
@@ -172,7 +175,7 @@ MF_BODY void mf_conv2d_s8_gemm_body(const mf_conv2d_s8_gemm_params *p, const mf_
                 const int32_t ox = reverse ? out_w - 1 - xx : xx;
                 const int32_t x0 = ox * p->stride_w - p->pad_w;
                 const int32_t pix = (n * out_h + oy) * out_w + ox;
-                int8_t *out = output + pix * out_c;
+                int8_t *out = output + pix * out_stride;
                 const mf_seg *segs = seg;
                 const int8_t *base = NULL;
                 int32_t nseg;
@@ -199,6 +202,20 @@ MF_BODY void mf_conv2d_s8_gemm_body(const mf_conv2d_s8_gemm_params *p, const mf_
             }
         }
     }
+}
+
+/* The dense kernel's loop, and the strided one's (separate entry points, so that the dense code
+ * stays exactly as it was: the stride is folded away at compile time). */
+MF_BODY void mf_conv2d_s8_gemm_body(const mf_conv2d_s8_gemm_params *p, const mf_epilogue_s8 *e,
+    const mf_fast_addsub *aq, int kind, const int8_t *input, const int8_t *res, int8_t *output)
+{
+    mf_conv2d_s8_gemm_loop(p, e, aq, kind, input, res, output, 0);
+}
+
+MF_BODY void mf_conv2d_s8_gemm_strided_body(const mf_conv2d_s8_gemm_params *p, const mf_epilogue_s8 *e,
+    const mf_fast_addsub *aq, int kind, const int8_t *input, const int8_t *res, int8_t *output)
+{
+    mf_conv2d_s8_gemm_loop(p, e, aq, kind, input, res, output, 1);
 }
 
 #endif /* MF_CONV2D_S8_GEMM_BODY_H */

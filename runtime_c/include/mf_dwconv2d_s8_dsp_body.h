@@ -19,6 +19,7 @@
 #define MF_DWCONV2D_S8_DSP_BODY_H
 
 #include "mf_fast.h"
+#include "mf_dwconv2d_s8_mve.h"
 
 #define MF_DW_TAPS_MAX 32 /* k_h * k_w bound: the tap lists live on the stack */
 #define MF_DW_ROWS_MAX 16 /* k_h bound */
@@ -54,7 +55,9 @@ MF_HELPER void mf_dw_pixel(const intptr_t *tap, int32_t taps, const int8_t *base
                            const uint32_t *w, const int32_t *qb, int32_t groups, int32_t lshift,
                            int8_t *dst)
 {
-#if MF_DSP && defined(__GNUC__)
+#if MF_MVE
+    mf_dw_pixel_mve(tap, taps, base, g0, w, qb, groups, lshift, dst);
+#elif MF_DSP && defined(__GNUC__)
     /* Loop state in a frame below the stack pointer: [0] tap [4] taps [12] dst [16] the last
      * group's end [20] lshift; the table block and the group's offset stay in registers. */
     int32_t a0 = (int32_t)((uintptr_t)base + 4u * (uint32_t)g0), a1, a2, a3;
@@ -145,9 +148,9 @@ MF_HELPER void mf_dw_pixel(const intptr_t *tap, int32_t taps, const int8_t *base
 #endif
 }
 
-MF_BODY void mf_dwconv2d_s8_dsp_body(const mf_dwconv2d_s8_dsp_params *p, const mf_epilogue_s8 *e,
+MF_BODY void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const mf_epilogue_s8 *e,
                                      const mf_fast_addsub *aq, int kind, const int8_t *input,
-                                     const int8_t *res, int8_t *output)
+                                     const int8_t *res, int8_t *output, int strided)
 {
     const int32_t c = p->in_c, groups = c / 4, taps = p->k_h * p->k_w;
     const int32_t k_h = p->k_h, k_w = p->k_w, out_h = p->out_h, out_w = p->out_w;
@@ -156,6 +159,9 @@ MF_BODY void mf_dwconv2d_s8_dsp_body(const mf_dwconv2d_s8_dsp_params *p, const m
     const intptr_t zrow = (intptr_t)p->zrow;
     const int32_t lshift = p->lshift, clamp = p->clamp, lo = p->act_min, hi = p->act_max;
     const int32_t reverse = p->reverse;
+    /* strided (a compile-time constant): the output is a channel slice of a wider tensor, pixels
+     * (rows) p->out_stride elements apart; the residual stays dense */
+    const int32_t out_stride = strided && p->out_stride ? p->out_stride : c;
     const int direct = kind == MF_EP_NONE && !clamp; /* mf_dw_pixel stores straight into the output */
     const uint32_t *weights = (const uint32_t *)(const void *)p->weights;
     intptr_t inner[MF_DW_TAPS_MAX]; /* the taps of a pixel inside the image, from its first one */
@@ -201,7 +207,8 @@ MF_BODY void mf_dwconv2d_s8_dsp_body(const mf_dwconv2d_s8_dsp_params *p, const m
                     taps_at = tap;
                 }
                 if (direct) {
-                    mf_dw_pixel(taps_at, taps, base, 0, weights, p->quant, groups, lshift, output + pix * c);
+                    mf_dw_pixel(taps_at, taps, base, 0, weights, p->quant, groups, lshift,
+                                output + pix * out_stride);
                     continue;
                 }
                 /* through the stage, MF_STAGE_MAX channels at a time (last first when reversed) */
@@ -211,11 +218,25 @@ MF_BODY void mf_dwconv2d_s8_dsp_body(const mf_dwconv2d_s8_dsp_params *p, const m
                     mf_dw_pixel(taps_at, taps, base, g0, weights + g0 * taps, p->quant + g0 * MF_Q_WORDS, ng,
                                 lshift, (int8_t *)stage);
                     mf_fast_finish((const int8_t *)stage, 4 * ng, clamp, lo, hi, e, aq, kind, res,
-                                   output + pix * c + 4 * g0, pix * c + 4 * g0, reverse);
+                                   output + pix * out_stride + 4 * g0, pix * c + 4 * g0, reverse);
                 }
             }
         }
     }
+}
+
+/* The dense kernel's loop, and the strided one's (separate entry points, so that the dense code
+ * stays exactly as it was: the stride is folded away at compile time). */
+MF_BODY void mf_dwconv2d_s8_dsp_body(const mf_dwconv2d_s8_dsp_params *p, const mf_epilogue_s8 *e,
+    const mf_fast_addsub *aq, int kind, const int8_t *input, const int8_t *res, int8_t *output)
+{
+    mf_dwconv2d_s8_dsp_loop(p, e, aq, kind, input, res, output, 0);
+}
+
+MF_BODY void mf_dwconv2d_s8_dsp_strided_body(const mf_dwconv2d_s8_dsp_params *p, const mf_epilogue_s8 *e,
+    const mf_fast_addsub *aq, int kind, const int8_t *input, const int8_t *res, int8_t *output)
+{
+    mf_dwconv2d_s8_dsp_loop(p, e, aq, kind, input, res, output, 1);
 }
 
 #endif /* MF_DWCONV2D_S8_DSP_BODY_H */

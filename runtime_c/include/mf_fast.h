@@ -53,6 +53,13 @@
 #define MF_DSP 0
 #endif
 
+/* Helium (MVE integer): mf_fast_mve.h */
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+#define MF_MVE 1
+#else
+#define MF_MVE 0
+#endif
+
 #if defined(__GNUC__) || defined(__clang__)
 #define MF_INLINE static inline __attribute__((always_inline))
 /* Helpers shared by the fast kernels' files: weak, so the linker keeps one copy of each. */
@@ -256,6 +263,8 @@ MF_INLINE void mf_fast_requant4(mf_acc4 *acc, const int32_t *qb, int32_t lshift)
  * shortcut rescaling (mf_fast_addsub). */
 enum { MF_EP_ADDQ = 16, MF_EP_SUBQ, MF_EP_RSUBQ };
 
+#include "mf_fast_mve.h"
+
 /* The epilogue of `kind` on the clamped int8 value v; the residual is read at index i. */
 MF_INLINE int32_t mf_fast_ep(const mf_epilogue_s8 *e, const mf_fast_addsub *a, int kind, int32_t v,
                              const int8_t *res, int32_t i)
@@ -281,6 +290,9 @@ MF_HELPER void mf_fast_finish_addsub(const int8_t *stage, int32_t count, int cla
                                      int32_t hi, const mf_epilogue_s8 *e, const mf_fast_addsub *a,
                                      int kind, const int8_t *res, int8_t *out, int reverse)
 {
+#if MF_MVE
+    mf_mve_finish_addsub(stage, count, clamp, lo, hi, e, a, kind, res, out, reverse);
+#else
     const int32_t v_off = e->v_offset, r_off = e->r_offset, olo = e->act_min, ohi = e->act_max;
     const int32_t step = reverse ? -1 : 1;
     int32_t j = reverse ? count - 1 : 0, k;
@@ -340,6 +352,7 @@ MF_HELPER void mf_fast_finish_addsub(const int8_t *stage, int32_t count, int cla
         o = mf_fast_scale(o, a->o_lshift, a->o_mult, a->o_round, a->o_rshift);
         out[j] = (int8_t)MF_CLAMP(o, olo, ohi);
     }
+#endif
 }
 
 /* The finishing pass of a pixel (or row) staged by mf_fast_blocks: clamp, epilogue, store, element
@@ -353,6 +366,12 @@ MF_INLINE void mf_fast_finish(const int8_t *stage, int32_t count, int clamp, int
         mf_fast_finish_addsub(stage, count, clamp, lo, hi, e, aq, kind, res + first, out, reverse);
         return;
     }
+#if MF_MVE
+    if (kind == MF_EP_NONE) {
+        mf_mve_finish_clamp(stage, count, lo, hi, out);
+        return;
+    }
+#endif
     for (k = 0; k < count; k++) {
         const int32_t j = reverse ? count - 1 - k : k;
         int32_t v = stage[j];
@@ -441,6 +460,8 @@ typedef struct {
 } mf_seg;
 #define MF_SEG_N(n8, n4) ((n8) * 2 + (n4))
 
+#include "mf_gemm_mve.h"
+
 /* The `blocks` blocks of four channels of one output pixel (or row): per block the dot products
  * of the segments (each starting at base + start) with the block's weights (consecutive from
  * w), requantized with table block qb (consecutive) and saturated to int8, stored at
@@ -449,7 +470,9 @@ typedef struct {
 MF_HELPER void mf_fast_blocks(const mf_seg *segs, int32_t nseg, const int8_t *base, const uint32_t *w,
                               const int32_t *qb, int32_t blocks, int32_t lshift, int8_t *dst)
 {
-#if MF_DSP && defined(__GNUC__)
+#if MF_MVE
+    mf_fast_blocks_mve(segs, nseg, base, w, qb, blocks, lshift, dst);
+#elif MF_DSP && defined(__GNUC__)
     /* All in registers but the loop state, kept in a frame below the stack pointer:
      * [0] segs [4] nseg [8] qb [12] dst [16] the table's end [20] lshift [24] segment cursor
      * (one segment: its address) [28] segments left (its code) [32] base. Per block, beside the
@@ -619,6 +642,8 @@ typedef struct {
     const int32_t *quant;   /* channel table [out_c / 4][MF_Q_WORDS] (blocks of 4, see above) */
     const int32_t *zrow;    /* k_w * in_c bytes of the input zero point, or NULL (no padding) */
     const int32_t *addq;    /* mf_fast_addsub of a fused residual ADD / SUB, or NULL */
+    int32_t out_stride;     /* elements between output pixels: 0 = out_c (dense); more when the
+                               output is a channel slice of a wider tensor (concat) */
 } mf_conv2d_s8_gemm_params;
 
 /* DEPTHWISE_CONV_2D (depth multiplier 1, channels a multiple of 4, up to 32 taps): per output
@@ -641,6 +666,7 @@ typedef struct {
     const int32_t *quant;   /* channel table [out_c / 4][MF_Q_WORDS] */
     const int32_t *zrow;    /* in_c bytes of the input zero point, or NULL (no padding) */
     const int32_t *addq;    /* mf_fast_addsub of a fused residual ADD / SUB, or NULL */
+    int32_t out_stride;     /* elements between output pixels: 0 = out_c (dense) */
 } mf_dwconv2d_s8_dsp_params;
 
 /* FULLY_CONNECTED: per input row, four units at a time, each a dot product over the row. */
@@ -652,11 +678,17 @@ typedef struct {
     const int32_t *weights; /* int8 words [units / 4][chunks][4 units][chunk] */
     const int32_t *quant;   /* channel table [units / 4][MF_Q_WORDS] */
     const int32_t *addq;    /* mf_fast_addsub of a fused residual ADD / SUB, or NULL */
+    int32_t out_stride;     /* elements between output rows: 0 = units (dense) */
 } mf_fc_s8_dsp_params;
 
 void mf_conv2d_s8_gemm(const mf_conv2d_s8_gemm_params *p, const int8_t *input, int8_t *output);
 void mf_dwconv2d_s8_dsp(const mf_dwconv2d_s8_dsp_params *p, const int8_t *input, int8_t *output);
 void mf_fc_s8_dsp(const mf_fc_s8_dsp_params *p, const int8_t *input, int8_t *output);
+/* The same kernels writing a channel slice of a wider tensor (out_stride > 0, an eliminated
+ * concatenation): separate entry points, so that the dense ones pay nothing for it. */
+void mf_conv2d_s8_gemm_strided(const mf_conv2d_s8_gemm_params *p, const int8_t *input, int8_t *output);
+void mf_dwconv2d_s8_dsp_strided(const mf_dwconv2d_s8_dsp_params *p, const int8_t *input, int8_t *output);
+void mf_fc_s8_dsp_strided(const mf_fc_s8_dsp_params *p, const int8_t *input, int8_t *output);
 
 /* Fused variants (mf_epilogue.h): the plain kernel's params `k` and the epilogue's `ep`; the
  * residual variants read it at the output's index. Chosen by lower/conv.py's pick() like the
@@ -675,6 +707,9 @@ typedef struct { mf_fc_s8_dsp_params k; mf_epilogue_s8 ep; } mf_fc_s8_dsp_ep_par
 MF_DECLARE_FAST_VARIANTS(mf_conv2d_s8_gemm, mf_conv2d_s8_gemm_ep_params)
 MF_DECLARE_FAST_VARIANTS(mf_dwconv2d_s8_dsp, mf_dwconv2d_s8_dsp_ep_params)
 MF_DECLARE_FAST_VARIANTS(mf_fc_s8_dsp, mf_fc_s8_dsp_ep_params)
+MF_DECLARE_FAST_VARIANTS(mf_conv2d_s8_gemm_strided, mf_conv2d_s8_gemm_ep_params)
+MF_DECLARE_FAST_VARIANTS(mf_dwconv2d_s8_dsp_strided, mf_dwconv2d_s8_dsp_ep_params)
+MF_DECLARE_FAST_VARIANTS(mf_fc_s8_dsp_strided, mf_fc_s8_dsp_ep_params)
 
 /* The fused variants' definitions: `kernel` is the plain kernel's name, `ptype` its _ep_params
  * type, `body(k, e, aq, kind, input, res, output)` its loop. ADD / SUB / RSUB take the shortcut

@@ -16,12 +16,15 @@
 
 #include "mf_fast.h"
 
-MF_BODY void mf_fc_s8_dsp_body(const mf_fc_s8_dsp_params *p, const mf_epilogue_s8 *e,
+MF_BODY void mf_fc_s8_dsp_loop(const mf_fc_s8_dsp_params *p, const mf_epilogue_s8 *e,
                                const mf_fast_addsub *aq, int kind, const int8_t *input,
-                               const int8_t *res, int8_t *output)
+                               const int8_t *res, int8_t *output, int strided)
 {
     const int32_t depth = p->depth, units = p->units, rest = depth % 8;
     const int32_t blocks = (units + 3) / 4;
+    /* strided (a compile-time constant): the output is a channel slice of a wider tensor, pixels
+     * (rows) p->out_stride elements apart; the residual stays dense */
+    const int32_t out_stride = strided && p->out_stride ? p->out_stride : units;
     const int32_t wstep = (depth + 3) / 4 * 4; /* weight words per block of 4 units */
     const int direct = kind == MF_EP_NONE && !p->clamp && units % 4 == 0;
     const uint32_t *weights = (const uint32_t *)(const void *)p->weights;
@@ -32,7 +35,7 @@ MF_BODY void mf_fc_s8_dsp_body(const mf_fc_s8_dsp_params *p, const mf_epilogue_s
 
     for (row = 0; row < p->rows; row++) {
         const int8_t *x = input + row * depth;
-        int8_t *out = output + row * units;
+        int8_t *out = output + row * out_stride;
         int32_t nseg = 0;
         if (depth >= 8) {
             seg[0].start = (intptr_t)x;
@@ -57,6 +60,20 @@ MF_BODY void mf_fc_s8_dsp_body(const mf_fc_s8_dsp_params *p, const mf_epilogue_s
                            units, p->clamp, p->act_min, p->act_max, e, aq, kind, res, out, row * units, 0);
         }
     }
+}
+
+/* The dense kernel's loop, and the strided one's (separate entry points, so that the dense code
+ * stays exactly as it was: the stride is folded away at compile time). */
+MF_BODY void mf_fc_s8_dsp_body(const mf_fc_s8_dsp_params *p, const mf_epilogue_s8 *e,
+    const mf_fast_addsub *aq, int kind, const int8_t *input, const int8_t *res, int8_t *output)
+{
+    mf_fc_s8_dsp_loop(p, e, aq, kind, input, res, output, 0);
+}
+
+MF_BODY void mf_fc_s8_dsp_strided_body(const mf_fc_s8_dsp_params *p, const mf_epilogue_s8 *e,
+    const mf_fast_addsub *aq, int kind, const int8_t *input, const int8_t *res, int8_t *output)
+{
+    mf_fc_s8_dsp_loop(p, e, aq, kind, input, res, output, 1);
 }
 
 #endif /* MF_FC_S8_DSP_BODY_H */

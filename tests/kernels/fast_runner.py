@@ -71,6 +71,32 @@ def scenarios(call: Call, data: list[np.ndarray], want: np.ndarray, label: str) 
     return found
 
 
+FAST = ("mf_conv2d_s8_gemm", "mf_dwconv2d_s8_dsp", "mf_fc_s8_dsp")
+FILL = 0x5A  # the arena's fill byte before each call (program(): memset)
+
+
+def strided(call: Call, data: list[np.ndarray], want: np.ndarray, label: str, extra: int = 3) -> Scenario:
+    """The call writing its output pixels (rows) `extra` elements apart beyond their channels, one
+    byte off a word boundary, as a producer writes its channel slice of an eliminated
+    concatenation (`out_stride`); the gaps must keep the arena's fill byte."""
+    channels = call.outputs[0].shape[-1]
+    key = "k.out_stride" if any(k.startswith("k.") for k in call.params) else "out_stride"
+    base = next(b for b in FAST if call.kernel == b or call.kernel.startswith(b + "_"))
+    # the `_strided` entry point of the same kernel (lower/fast.py strided picks it for a slice)
+    run = replace(call, kernel=base + "_strided" + call.kernel[len(base):],
+                  files=tuple(f.replace(base, base + "_strided") for f in call.files),
+                  params={**call.params, key: channels + extra})
+    if call.reverse_key is not None:
+        run = _with_reverse(run, 0)
+    pixels = want.size // channels
+    out = np.full((pixels, channels + extra), FILL, np.uint8).view(np.int8)
+    out[:, :channels] = want.reshape(pixels, channels)
+    sizes = [d.nbytes for d in data]
+    offsets = np.cumsum([0] + [_up(s) for s in sizes]).tolist()
+    return Scenario(f"{label} out_stride {channels + extra}", run, data, offsets[:-1], offsets[-1] + 1,
+                    out[:, :channels + extra].reshape(-1)[:(pixels - 1) * (channels + extra) + channels])
+
+
 def _placed(call: Call, data: list[np.ndarray], want: np.ndarray, sizes: list[int], arg: int,
             shift: int, direction: str, label: str) -> Scenario:
     """The call with its output at `shift` bytes from input `arg`, the other inputs apart."""

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from _batch import merge
-from fast_runner import run_host, run_qemu, scenarios
+from fast_runner import run_host, run_qemu, scenarios, strided
 from lowered_runner import (act_quant, cases_count, geometry, int8_weights, int32_bias, out_quant,
                             single_op, weight_quant)
 from microfuse import lower, oracle
@@ -146,7 +146,9 @@ def prepared(count_local: int, count_ci: int = 30):
     assert len(calls) == len(graph.outputs)  # every case is one call (fused)
     for call in fast_calls:
         inputs = [data[t.name] for t in call.inputs]
-        runs += scenarios(call, inputs, want[call.outputs[0].name], f"{call.kernel} {call.sources[0].name}")
+        label = f"{call.kernel} {call.sources[0].name}"
+        runs += scenarios(call, inputs, want[call.outputs[0].name], label)
+        runs.append(strided(call, inputs, want[call.outputs[0].name], label))
     return calls, runs
 
 
@@ -175,6 +177,8 @@ def test_fast_kernels_match_tflm_on_host_in_overlapping_arenas(tmp_path, always_
     binary = [c for c in calls if c.kernel.endswith(("_add", "_sub", "_mul"))]
     assert any("ep.pre" in c.params for c in binary) and any("ep.post" in c.params for c in binary)
     assert any(r.call.params.get(r.call.reverse_key or "", 0) == 1 for r in runs)  # backward runs
+    strided_kernels = {r.call.kernel for r in runs if "out_stride" in r.label}
+    assert {k.replace(b, b + "_strided") for k in expected for b in FAST if k.startswith(b)} <= strided_kernels
     assert not run_host(runs, tmp_path)
 
 
@@ -183,6 +187,7 @@ def test_fast_kernels_match_tflm_under_qemu_m4_in_overlapping_arenas(tmp_path, a
     """The DSP path (SXTB16 / SMLAD assembly) on Cortex-M4F."""
     calls, runs = prepared(6, 30)
     assert {k for k in FAST} <= variants(calls)
+    assert {f"{k}_strided" for k in FAST} <= {r.call.kernel for r in runs if "out_stride" in r.label}
     assert not run_qemu(runs, tmp_path)
 
 
@@ -258,6 +263,37 @@ def test_an_input_off_a_word_boundary_keeps_the_reference_kernel():
             op.inputs[0] = Slice(x.name, x.shape, x.dtype, x.quant, base=base, offset=offset,
                                  rows=1, row_bytes=x.nbytes, stride=x.nbytes)
             assert lower.lower(op).kernel.startswith(FAST) == fast_kernel
+
+
+def test_a_channel_slice_output_picks_the_strided_fast_kernel():
+    """A producer writing its channel slice of an eliminated concatenation keeps a fast kernel:
+    the `_strided` entry point, with out_stride; a whole tensor the plain one, without."""
+    from microfuse.views import Slice
+
+    def first_fast(make, name):
+        """The first random case of `make` on the plain fast kernel with several output rows."""
+        rng = np.random.default_rng(SEED)
+        for i in range(60):
+            op = make(rng, i).ops[0]
+            with lower.optimizing("balanced"):
+                call = lower.lower(op)
+            if call.kernel == name and op.outputs[0].elements > op.outputs[0].shape[-1]:
+                return op, call
+        raise AssertionError(f"no case runs {name}")
+
+    for make, name in ((conv_graph, "mf_conv2d_s8_gemm"), (dw_graph, "mf_dwconv2d_s8_dsp"),
+                       (fc_graph, "mf_fc_s8_dsp")):
+        op, call = first_fast(make, name)
+        assert "out_stride" not in call.params
+        y = op.outputs[0]
+        c = y.shape[-1]
+        base = Tensor("base", (*y.shape[:-1], c + 5), DType.INT8, y.quant)
+        op.outputs[0] = Slice(y.name, y.shape, y.dtype, y.quant, base=base, offset=2,
+                              rows=y.elements // c, row_bytes=c, stride=c + 5)
+        with lower.optimizing("balanced"):
+            call = lower.lower(op)
+        assert call.kernel == name + "_strided" and call.params["out_stride"] == c + 5
+        assert call.files == (name + "_strided.c",)
 
 
 def sxtb16(word: int, ror: int = 0) -> tuple[int, int]:

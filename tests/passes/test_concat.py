@@ -35,15 +35,19 @@ def test_inception_block_writes_every_branch_into_its_channel_slice():
     check_exact(graph, np.random.default_rng(1), options=SIZE)
 
 
-def test_fire_module_size_wins_balanced_keeps_the_fast_kernels():
+def test_fire_module_wins_with_the_fast_kernels_writing_strided_slices():
     graph = fire(np.random.default_rng(2))
     assert len(compile_model(graph, OFF).calls) == 5
     small = compile_model(graph, SIZE)
     assert len(small.calls) == 4 and small.plan.arena_bytes == 396  # from 576
-    # balanced: strided slices would cost the fast GEMM kernels more than the copy saves
+    # balanced: the fast GEMM kernels take an out_stride, so the copy simply goes away
     [d] = concat_decisions(graph, "balanced")
-    assert d["decision"] == "declined" and "loses for balanced" in d["reason"]
-    assert len(compile_model(graph, BALANCED).calls) == 5
+    assert d["decision"] == "fused" and d["reason"].startswith("2 slices (2 strided): wins for balanced")
+    fast = compile_model(graph, BALANCED)
+    assert len(fast.calls) == 4 and fast.plan.arena_bytes == 396
+    assert [c.kernel for c in fast.calls] == ["mf_conv2d_s8_gemm", "mf_conv2d_s8_gemm_strided",
+                                              "mf_conv2d_s8_gemm_strided", "mf_pool_avg_s8"]
+    assert sorted(c.params.get("out_stride", 0) for c in fast.calls) == [0, 0, 8, 8]  # 4 + 4 channels
     check_exact(graph, np.random.default_rng(3), options=SIZE)
     check_exact(graph, np.random.default_rng(3), options=BALANCED)
 

@@ -43,7 +43,8 @@ def unary(net: Net, kind: str, x):
 
 def chains(seed: int, dtype: DType):
     """conv -> leaky relu -> logistic; depthwise -> hard swish; fc -> tanh; max pool -> relu6;
-    conv -> relu -> avg pool (the pool is not an element-wise op: only the relu fuses)."""
+    conv -> relu -> avg pool (the pool is not an element-wise op: the relu joins the conv, then the
+    pool joins it row by row, passes/pool_rows.py)."""
     rng = np.random.default_rng(seed)
     graphs = []
     for build in (
@@ -65,14 +66,14 @@ def test_unary_chains_fuse_into_their_producer(dtype):
     assert len(calls(graph, Options(fuse=False, optimize="size"))) == 12
     after, decisions = fused(graph)
     kernels = calls(graph)
-    assert len(kernels) == 6  # 12 -> 6: every activation joined its producer
+    assert len(kernels) == 5  # 12 -> 5: every activation joined its producer, the avg pool its conv
     suffix = "_lut" if dtype == INT8 else "_ep"
     assert sorted(k for k in kernels if k.endswith(suffix)) == sorted([
         f"mf_conv2d_{dtype_tag(dtype)}{suffix}", f"mf_dwconv2d_{dtype_tag(dtype)}{suffix}",
         f"mf_fc_{dtype_tag(dtype)}{suffix}", f"mf_pool_max_{dtype_tag(dtype)}{suffix}",
-        f"mf_conv2d_{dtype_tag(dtype)}{suffix}"])
+        f"mf_conv2d_{dtype_tag(dtype)}_pool{suffix}"])
     assert all(d["decision"] == "fused" for d in decisions)
-    assert [d["ops"] for d in decisions] == [[0, 1], [0, 1, 2], [3, 4], [5, 6], [7, 8], [9, 10]]
+    assert [d["ops"] for d in decisions] == [[0, 1], [0, 1, 2], [3, 4], [5, 6], [7, 8], [9, 10], [9, 10, 11]]
     chain = after.ops[0]
     assert [step.kind for step in chain.fused] == ["unary"]  # two activations, one table / step list
     assert [op.kind for op in chain.fused[0].sources] == ["LEAKY_RELU", "LOGISTIC"]

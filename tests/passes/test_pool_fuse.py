@@ -109,7 +109,7 @@ def test_global_pool_fusion_declines_where_it_must():
     graph = blocked(43)
     before = len(calls(graph, UNFUSED))
     _, decisions = fused(graph)
-    assert len(calls(graph)) == before == 8
+    assert before == 8 and len(calls(graph)) == 6  # the local and the max pool join row by row (pool_rows)
     reasons = {tuple(d["ops"]): d["reason"] for d in decisions if d["pattern"] == "global_pool"}
     assert all(d["decision"] == "declined" for d in decisions if d["pattern"] == "global_pool")
     assert "graph output" in reasons[(0, 1)]

@@ -1,0 +1,5 @@
+/* mf_dwconv2d_s8_dsp_strided: fused variants, one per int8 epilogue kind (mf_epilogue.h, mf_fast.h),
+ * writing a channel slice of a wider tensor (p->k.out_stride). */
+#include "mf_dwconv2d_s8_dsp_body.h"
+
+MF_DEFINE_FAST_VARIANTS(mf_dwconv2d_s8_dsp_strided, mf_dwconv2d_s8_dsp_ep_params, mf_dwconv2d_s8_dsp_strided_body)
