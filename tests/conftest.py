@@ -30,5 +30,5 @@ def models() -> list[Path]:
 CI = os.environ.get("CI") == "true"
 _MISSING_ARM = [t for t in ("qemu-system-arm", "arm-none-eabi-gcc") if shutil.which(t) is None]
 # Tests that need QEMU and the Arm toolchain: they run (and fail if a tool is missing) when CI=true.
-QEMU = [pytest.mark.qemu,
-        pytest.mark.skipif(bool(_MISSING_ARM) and not CI, reason=f"{', '.join(_MISSING_ARM)} not installed")]
+NEEDS_ARM = pytest.mark.skipif(bool(_MISSING_ARM) and not CI, reason=f"{', '.join(_MISSING_ARM)} not installed")
+QEMU = [pytest.mark.qemu, NEEDS_ARM]

@@ -8,7 +8,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..errors import UnsupportedError
+from ..errors import MicrofuseError, UnsupportedError
 from ..ir import DType, Op, Tensor
 
 
@@ -105,6 +105,17 @@ def lower(op: Op) -> Call:
     if fn is None:
         raise UnsupportedError(f"{op.where} '{op.name}': no {first.dtype} kernel for {op.kind}")
     return fn(op)
+
+
+def lowering_problem(ops: list[Op], level: str) -> str | None:
+    """Why one of `ops` has no kernel at --optimize `level` (the error's text), or None."""
+    for op in ops:
+        try:
+            with optimizing(level):
+                lower(op)
+        except MicrofuseError as e:
+            return str(e)
+    return None
 
 
 def _load_families() -> None:

@@ -22,7 +22,6 @@ from dataclasses import replace as dc_replace
 
 from .. import ops as opdefs
 from .. import views
-from ..errors import MicrofuseError
 from ..ir import DType, Graph, Op, Tensor
 from .fuse import cost_model
 from .pattern import Rewriter, View
@@ -70,7 +69,9 @@ def _eliminate(op: Op, rw: Rewriter) -> Graph | None:
     after = Graph([swap.get(id(o), o) for o in rw.graph.ops], list(rw.graph.inputs), list(rw.graph.outputs),
                   rw.graph.name, dict(rw.graph.metadata))
     changed = [o for o in after.ops if o.kind != views.CONCAT_VIEW and o not in rw.graph.ops]
-    problem = _no_kernel(changed, rw.optimize)
+    from ..lower import lowering_problem  # late: lower imports the passes
+
+    problem = lowering_problem(changed, rw.optimize)
     if problem:
         rw.decline(RULE, involved, f"no kernel: {problem}")
         return None
@@ -138,18 +139,6 @@ def _reading(op: Op, old: Tensor, new: Tensor) -> Op:
     inputs = [new if t is old else t for t in op.inputs]
     fused = [dc_replace(step, operand=new) if step.operand is old else step for step in op.fused]
     return Op(op.kind, inputs, list(op.outputs), op.attrs, op.name, op.index, fused)
-
-
-def _no_kernel(changed: list[Op], optimize: str) -> str | None:
-    from .. import lower
-
-    for op in changed:
-        try:
-            with lower.optimizing(optimize):
-                lower.lower(op)
-        except MicrofuseError as e:
-            return str(e)
-    return None
 
 
 __all__ = ["eliminate_concat", "RULE"]

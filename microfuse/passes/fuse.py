@@ -8,7 +8,6 @@ sure), then weighed by the cost model; each decision and its reason goes to the 
 
 from __future__ import annotations
 
-from ..errors import MicrofuseError
 from ..ir import DType, Graph, Op
 from .cost import CostModel
 from .epilogue import BINARY, PRODUCERS, UNARY, Epilogue, with_step
@@ -20,15 +19,12 @@ FUSABLE_DTYPES = (DType.INT8, DType.FLOAT32)
 def accept(rw: Rewriter, rule: str, m: Match, new: list[Op]) -> list[Op] | None:
     """The shared tail of every fusion rewrite: lower the new ops (a kernel must exist), ask the
     cost model, log the decision; the replacement or None."""
-    from .. import lower
+    from ..lower import lowering_problem
 
-    for op in new:
-        try:
-            with lower.optimizing(rw.optimize):
-                lower.lower(op)
-        except MicrofuseError as e:
-            rw.decline(rule, m.all, f"no kernel: {e}")
-            return None
+    problem = lowering_problem(new, rw.optimize)
+    if problem:
+        rw.decline(rule, m.all, f"no kernel: {problem}")
+        return None
     verdict = cost_model(rw).judge(rw.graph, replace(rw.graph, m.all, new, m.anchor), rw.optimize)
     rw.decide(rule, m.all, verdict.fuse, verdict.reason)
     return new if verdict.fuse else None

@@ -16,7 +16,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import ops as opdefs
-from ..errors import MicrofuseError
 from ..ir import DType, Graph, Op, Tensor
 from ..ops.common import window_pads
 from .fuse import cost_model
@@ -119,7 +118,9 @@ def _fuse(group: list[Op], rw: Rewriter) -> Graph | None:
     outputs: list[Tensor] = [op.outputs[0] for op in group]
     fused = Op(SIBLINGS, [group[0].inputs[0]], outputs, SiblingAttrs(tuple(group)),
                "+".join(op.name for op in group), group[0].index)
-    problem = _no_kernel(fused, rw.optimize)
+    from ..lower import lowering_problem  # late: lower imports the passes
+
+    problem = lowering_problem([fused], rw.optimize)
     if problem:
         rw.decline(RULE, group, f"no kernel: {problem}")
         return None
@@ -127,17 +128,6 @@ def _fuse(group: list[Op], rw: Rewriter) -> Graph | None:
     verdict = cost_model(rw).judge(rw.graph, after, rw.optimize)
     rw.decide(RULE, group, verdict.fuse, verdict.reason)
     return after if verdict.fuse else None
-
-
-def _no_kernel(op: Op, optimize: str) -> str | None:
-    from .. import lower
-
-    try:
-        with lower.optimizing(optimize):
-            lower.lower(op)
-    except MicrofuseError as e:
-        return str(e)
-    return None
 
 
 __all__ = ["horizontal", "SIBLINGS", "SiblingAttrs", "RULE"]

@@ -3,6 +3,10 @@ build), kernel-call counts with fusion off and on, and outputs compared with TFL
 
 from __future__ import annotations
 
+import re
+import subprocess
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -58,3 +62,31 @@ def check_exact(graph: Graph, rng: np.random.Generator, samples: int = 3, option
             else:
                 bad = np.flatnonzero(got.reshape(-1) != want.reshape(-1))
                 assert bad.size == 0, f"{where}: {bad.size} of {got.size} values differ"
+
+
+RUNTIME = Path(__file__).resolve().parents[2] / "runtime_c"
+M4_FLAGS = ["-std=c99", "-Os", "-ffunction-sections", "-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard",
+            "-mfpu=fpv4-sp-d16"]
+
+
+def measured_code_bytes(tmp_path: Path, files: list[str]) -> dict[str, int]:
+    """Code bytes per global kernel symbol of runtime_c/src/<file>.c built for a Cortex-M4 at -Os
+    (its local helpers counted in), as passes/cost.py's CODE_BYTES table was measured."""
+    measured = {}
+    for name in files:
+        obj = tmp_path / f"{name}.o"
+        subprocess.run(["arm-none-eabi-gcc", *M4_FLAGS, f"-I{RUNTIME / 'include'}", "-c",
+                        str(RUNTIME / "src" / f"{name}.c"), "-o", str(obj)], check=True)
+        symbols = subprocess.run(["arm-none-eabi-nm", "-S", str(obj)], capture_output=True, text=True).stdout
+        rows = [line.split() for line in symbols.splitlines() if re.match(r"^\S+ \S+ [Tt] ", line)]
+        local = sum(int(r[1], 16) for r in rows if r[2] == "t")
+        measured.update({r[3]: int(r[1], 16) + local for r in rows if r[2] == "T"})
+    return measured
+
+
+def check_cost_table(measured: dict[str, int]) -> None:
+    """Every measured kernel is in CODE_BYTES, within half its size."""
+    for kernel, size in measured.items():
+        assert kernel in cost.CODE_BYTES, f"{kernel} is missing from CODE_BYTES (measured {size} B)"
+        table = cost.CODE_BYTES[kernel]
+        assert abs(table - size) <= 0.5 * size, f"{kernel}: table {table} B, measured {size} B"

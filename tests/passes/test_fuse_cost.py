@@ -3,11 +3,6 @@ residual ADDs join their convs when the reference kernels are used; CODE_BYTES i
 
 from __future__ import annotations
 
-import os
-import re
-import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
 
@@ -16,7 +11,8 @@ from microfuse.passes import cost
 from microfuse.passes.cost import Estimate, decide
 from microfuse.passes.explain import format_decisions
 
-from conftest import model  # noqa: E402  (tests/ is on sys.path: pytest rootdir conftest)
+from conftest import NEEDS_ARM, model  # noqa: E402  (tests/ is on sys.path: pytest rootdir conftest)
+from _fusion import check_cost_table, measured_code_bytes
 
 BASE = Estimate(1_000_000, 200_000, 40_000, 100_000)
 
@@ -62,22 +58,7 @@ KERNEL_FILES = ["mf_conv2d_s8", "mf_dwconv2d_s8", "mf_fc_s8", "mf_fc_s8_pc", "mf
 
 
 @pytest.mark.qemu
+@NEEDS_ARM
 def test_code_bytes_table_matches_the_cortex_m4_build(tmp_path):
-    if shutil.which("arm-none-eabi-gcc") is None and os.environ.get("CI") != "true":
-        pytest.skip("arm-none-eabi-gcc is not installed")
-    runtime = Path(__file__).resolve().parents[2] / "runtime_c"
-    measured = {}
-    for stem in KERNEL_FILES:
-        for name in (stem, stem + "_ep"):
-            obj = tmp_path / f"{name}.o"
-            subprocess.run(["arm-none-eabi-gcc", "-std=c99", "-Os", "-ffunction-sections", "-mcpu=cortex-m4",
-                            "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16", f"-I{runtime / 'include'}", "-c",
-                            str(runtime / "src" / f"{name}.c"), "-o", str(obj)], check=True)
-            symbols = subprocess.run(["arm-none-eabi-nm", "-S", str(obj)], capture_output=True, text=True).stdout
-            rows = [line.split() for line in symbols.splitlines() if re.match(r"^\S+ \S+ [Tt] ", line)]
-            local = sum(int(r[1], 16) for r in rows if r[2] == "t")
-            measured.update({r[3]: int(r[1], 16) + local for r in rows if r[2] == "T"})
-    for kernel, size in measured.items():
-        assert kernel in cost.CODE_BYTES, f"{kernel} is missing from CODE_BYTES (measured {size} B)"
-        table = cost.CODE_BYTES[kernel]
-        assert abs(table - size) <= 0.5 * size, f"{kernel}: table {table} B, measured {size} B"
+    files = [name for stem in KERNEL_FILES for name in (stem, stem + "_ep")]
+    check_cost_table(measured_code_bytes(tmp_path, files))

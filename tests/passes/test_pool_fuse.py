@@ -4,11 +4,7 @@ and the kernels' code sizes in the cost table. Each model bit-exact (float: 1e-5
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,7 +17,9 @@ from microfuse.passes import cost
 from microfuse.passes.pool_fuse import is_global
 from microfuse.testing.modelgen import Net
 
-from _fusion import always_fuse, calls, check_exact, fused, merge  # noqa: F401 (fixture)
+from tests.conftest import NEEDS_ARM
+from _fusion import (always_fuse, calls, check_cost_table, check_exact, fused,  # noqa: F401 (fixture)
+                     measured_code_bytes, merge)
 from conftest import model
 
 INT8, FLOAT32 = DType.INT8, DType.FLOAT32
@@ -152,21 +150,8 @@ def test_corpus_tails_are_weighed_under_every_objective():
 
 
 @pytest.mark.qemu
+@NEEDS_ARM
 def test_gap_kernels_code_bytes_are_in_the_cost_table(tmp_path):
-    if shutil.which("arm-none-eabi-gcc") is None and os.environ.get("CI") != "true":
-        pytest.skip("arm-none-eabi-gcc is not installed")
-    runtime = Path(__file__).resolve().parents[2] / "runtime_c"
-    measured = {}
-    for name in ("mf_conv2d_s8_gap", "mf_conv2d_f32_gap"):
-        obj = tmp_path / f"{name}.o"
-        subprocess.run(["arm-none-eabi-gcc", "-std=c99", "-Os", "-ffunction-sections", "-mcpu=cortex-m4", "-mthumb",
-                        "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16", f"-I{runtime / 'include'}", "-c",
-                        str(runtime / "src" / f"{name}.c"), "-o", str(obj)], check=True)
-        symbols = subprocess.run(["arm-none-eabi-nm", "-S", str(obj)], capture_output=True, text=True).stdout
-        rows = [line.split() for line in symbols.splitlines() if re.match(r"^\S+ \S+ [Tt] ", line)]
-        local = sum(int(r[1], 16) for r in rows if r[2] == "t")
-        measured.update({r[3]: int(r[1], 16) + local for r in rows if r[2] == "T"})
+    measured = measured_code_bytes(tmp_path, ["mf_conv2d_s8_gap", "mf_conv2d_f32_gap"])
     assert len(measured) == 18
-    for kernel, size in measured.items():
-        assert kernel in cost.CODE_BYTES, f"{kernel} is missing from CODE_BYTES (measured {size} B)"
-        assert abs(cost.CODE_BYTES[kernel] - size) <= 0.5 * size, f"{kernel}: table {cost.CODE_BYTES[kernel]} B"
+    check_cost_table(measured)

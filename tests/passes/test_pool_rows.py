@@ -5,10 +5,7 @@ each model bit-exact (float: 1e-5) with TFLM on the unfused model."""
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +17,9 @@ from microfuse.ops.attrs import ActivationAttrs, ConvAttrs, DepthwiseAttrs, Pool
 from microfuse.passes import cost
 from microfuse.testing.modelgen import Net
 
-from _fusion import always_fuse, calls, check_exact, fused, merge  # noqa: F401 (fixture)
+from tests.conftest import NEEDS_ARM
+from _fusion import (always_fuse, calls, check_cost_table, check_exact, fused,  # noqa: F401 (fixture)
+                     measured_code_bytes, merge)
 
 INT8, FLOAT32 = DType.INT8, DType.FLOAT32
 UNFUSED = Options(fuse=False, optimize="size")
@@ -174,21 +173,8 @@ def test_tiny_cnn_max_pool_is_weighed():
 
 
 @pytest.mark.qemu
+@NEEDS_ARM
 def test_pool_rows_kernels_code_bytes_are_in_the_cost_table(tmp_path):
-    if shutil.which("arm-none-eabi-gcc") is None and os.environ.get("CI") != "true":
-        pytest.skip("arm-none-eabi-gcc is not installed")
-    runtime = Path(__file__).resolve().parents[2] / "runtime_c"
-    measured = {}
-    for name in ("mf_conv2d_s8_pool", "mf_conv2d_f32_pool"):
-        obj = tmp_path / f"{name}.o"
-        subprocess.run(["arm-none-eabi-gcc", "-std=c99", "-Os", "-ffunction-sections", "-mcpu=cortex-m4", "-mthumb",
-                        "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16", f"-I{runtime / 'include'}", "-c",
-                        str(runtime / "src" / f"{name}.c"), "-o", str(obj)], check=True)
-        symbols = subprocess.run(["arm-none-eabi-nm", "-S", str(obj)], capture_output=True, text=True).stdout
-        rows = [line.split() for line in symbols.splitlines() if re.match(r"^\S+ \S+ [Tt] ", line)]
-        local = sum(int(r[1], 16) for r in rows if r[2] == "t")
-        measured.update({r[3]: int(r[1], 16) + local for r in rows if r[2] == "T"})
+    measured = measured_code_bytes(tmp_path, ["mf_conv2d_s8_pool", "mf_conv2d_f32_pool"])
     assert len(measured) == 18
-    for kernel, size in measured.items():
-        assert kernel in cost.CODE_BYTES, f"{kernel} is missing from CODE_BYTES (measured {size} B)"
-        assert abs(cost.CODE_BYTES[kernel] - size) <= 0.5 * size, f"{kernel}: table {cost.CODE_BYTES[kernel]} B"
+    check_cost_table(measured)
