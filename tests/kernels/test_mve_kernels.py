@@ -12,9 +12,7 @@ import numpy as np
 import pytest
 
 from fast_runner import RUNTIME, STRICT, run_qemu
-from test_fast_kernels import FAST, MLPERF, MODELS, SEED, needs_qemu, prepared, variants
-from microfuse import oracle
-from microfuse.build import Options
+from test_fast_kernels import FAST, MLPERF, check_mlperf_on, needs_qemu, prepared, variants
 
 BOARD = "qemu-mps3-an547"
 M55 = ["-mcpu=cortex-m55", "-mthumb", "-mfloat-abi=hard", "-O2"]
@@ -83,23 +81,5 @@ def _parts(runs: list, budget: int = 250_000) -> list[list]:
 
 @pytest.mark.parametrize("model", MLPERF)
 @needs_qemu
-def test_mlperf_models_are_bit_exact_under_qemu_m55(tmp_path, model):
-    from microfuse.boards import load_board
-    from microfuse.build import build
-    from microfuse.targets.firmware import build_firmware
-    from microfuse.targets.qemu import QemuSession
-
-    path = MODELS / f"{model}.tflite"
-    compiled = build(path, tmp_path / "lib", Options(name="m"))
-    assert any(c.kernel.startswith(FAST) for c in compiled.calls)
-    board = load_board(BOARD)
-    elf = build_firmware(board, tmp_path / "lib", "m", tmp_path / "fw")
-    rng = np.random.default_rng(SEED)
-    samples = [[rng.integers(-128, 128, size=t.shape).astype(np.int8) for t in compiled.graph.inputs]
-               for _ in range(2)]
-    with QemuSession(board, elf) as s:
-        for feed in samples:
-            outs, count = s.invoke(feed)
-            want = oracle.run(path.read_bytes(), feed)
-            assert [bytes(o) for o in outs] == [np.asarray(w).astype(np.int8).tobytes() for w in want]
-            assert count > 0
+def test_mlperf_models_are_bit_exact_under_qemu_m55(model):
+    check_mlperf_on(BOARD, model)
