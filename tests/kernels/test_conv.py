@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 
@@ -10,12 +9,13 @@ import numpy as np
 import pytest
 
 from lowered_runner import (RUNTIME, STRICT, act_quant, Case, cases_count, compare, corpus_cases, feed,
-                            float_tensor, geometry, have, int32_bias, int8_weights, out_quant, run_ours,
+                            float_tensor, geometry, int32_bias, int8_weights, out_quant, run_ours,
                             single_op, weight_quant)
 from microfuse.errors import UnsupportedError
 from microfuse.ir import DType, Quant, Tensor
 from microfuse.lower import lower
 from microfuse.ops.attrs import ConvAttrs
+from tests.conftest import NEEDS_ARM
 
 SEED = 3
 
@@ -134,9 +134,6 @@ def test_sources_compile_clean_with_gcc(tmp_path):
 
 
 @pytest.mark.qemu
+@NEEDS_ARM
 def test_sources_compile_clean_with_arm_gcc(tmp_path):
-    if not have("arm-none-eabi-gcc"):
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail("arm-none-eabi-gcc is missing in CI")
-        pytest.skip("arm-none-eabi-gcc is not installed")
     _compile_all("arm-none-eabi-gcc", ARM, tmp_path)
