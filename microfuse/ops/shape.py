@@ -15,8 +15,14 @@ ANY = frozenset(DType)
 
 
 def _const(op: Op, i: int) -> np.ndarray | None:
+    """A constant shape-like operand (shape, axes, paddings, begins...) as int64, or None."""
     t = op.inputs[i] if i < len(op.inputs) else None
-    return None if t is None or t.data is None else np.asarray(t.data).reshape(-1).astype(np.int64)
+    if t is None or t.data is None:
+        return None
+    data = np.asarray(t.data)
+    if data.dtype.kind not in "iu":
+        raise ValueError(f"'{t.name}' must hold integers, not {data.dtype}")
+    return data.reshape(-1).astype(np.int64)
 
 
 def _elements(shape) -> int:
