@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import socket
 import subprocess
 import tempfile
@@ -37,6 +39,21 @@ def qemu_command(board: Board, elf: Path, port: int) -> list[str]:
         "-serial", f"tcp:127.0.0.1:{port},server=on,wait=on,nodelay=on",
         *board.qemu.args,
     ]
+
+
+@contextlib.contextmanager
+def _port_lock():
+    """Held from choosing a free port until our QEMU listens on it and we are connected.
+
+    Without it two sessions (e.g. parallel tests) can pick the same port: the second QEMU
+    fails to bind, its client connects to the first QEMU's socket instead, and the first
+    client's connection waits in the listen backlog forever (a HELLO timeout)."""
+    with open(Path(tempfile.gettempdir()) / "microfuse-qemu-port.lock", "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def free_port() -> int:
@@ -84,14 +101,15 @@ class QemuSession:
     def start(self) -> FirmwareInfo:
         """Start QEMU, connect to the UART and check the firmware with HELLO."""
         self._logdir = tempfile.TemporaryDirectory(prefix="microfuse-qemu-")
-        for attempt in range(PORT_TRIES):
-            port = free_port()
-            self._spawn(port)
-            sock = self._connect(port)
-            if sock is not None:
-                break
-            if attempt == PORT_TRIES - 1 or not self._lost_port_race():
-                raise TargetError(self._exit_text() or f"QEMU did not open its UART on port {port}")
+        with _port_lock():
+            for attempt in range(PORT_TRIES):
+                port = free_port()
+                self._spawn(port)
+                sock = self._connect(port)
+                if sock is not None:
+                    break
+                if attempt == PORT_TRIES - 1 or not self._lost_port_race():
+                    raise TargetError(self._exit_text() or f"QEMU did not open its UART on port {port}")
         self.link = SerialLink(sock, timeout=self.timeout)
         self.link.name = f"QEMU {self.board.qemu.machine} UART (port {port})"
         self.info = self._guard(lambda: self.link.check_firmware(self.expect_model))
