@@ -144,4 +144,21 @@ MF_BODY float mf_ep_f32(const mf_epilogue_f32 *e, int kind, float v, const float
     return v;
 }
 
+/* Declarations of a kernel family with an arena scratch argument, in every epilogue variant
+ * (global pool and pool-by-rows fusion).
+ * int8: no epilogue, _lut, and the residual variants _add / _sub / _rsub / _mul. */
+#define MF_DECLARE_SCRATCH_S8(name, ptype)                                                              \
+    void name(const ptype *p, const int8_t *input, int8_t *output, void *scratch);                      \
+    void name##_lut(const ptype *p, const int8_t *input, int8_t *output, void *scratch);                \
+    void name##_add(const ptype *p, const int8_t *input, const int8_t *res, int8_t *output, void *scratch); \
+    void name##_sub(const ptype *p, const int8_t *input, const int8_t *res, int8_t *output, void *scratch); \
+    void name##_rsub(const ptype *p, const int8_t *input, const int8_t *res, int8_t *output, void *scratch); \
+    void name##_mul(const ptype *p, const int8_t *input, const int8_t *res, int8_t *output, void *scratch);
+
+/* float32: no epilogue, _ep (unary steps), _ep_res (with a residual). */
+#define MF_DECLARE_SCRATCH_F32(name, ptype)                                                             \
+    void name(const ptype *p, const float *input, float *output, void *scratch);                        \
+    void name##_ep(const ptype *p, const float *input, float *output, void *scratch);                   \
+    void name##_ep_res(const ptype *p, const float *input, const float *res, float *output, void *scratch);
+
 #endif /* MF_EPILOGUE_H */

@@ -37,25 +37,10 @@ typedef struct { mf_dwconv2d_s8_params k; mf_epilogue_s8 ep; mf_gap_s8 gap; } mf
 typedef struct { mf_conv2d_f32_params k; mf_epilogue_f32 ep; mf_gap_f32 gap; } mf_conv2d_f32_gap_params;
 typedef struct { mf_dwconv2d_f32_params k; mf_epilogue_f32 ep; mf_gap_f32 gap; } mf_dwconv2d_f32_gap_params;
 
-/* int8: no epilogue, _lut, and the residual variants _add / _sub / _rsub / _mul. */
-#define MF_DECLARE_GAP_S8(name, ptype)                                                                  \
-    void name(const ptype *p, const int8_t *input, int8_t *output, void *scratch);                      \
-    void name##_lut(const ptype *p, const int8_t *input, int8_t *output, void *scratch);                \
-    void name##_add(const ptype *p, const int8_t *input, const int8_t *res, int8_t *output, void *scratch); \
-    void name##_sub(const ptype *p, const int8_t *input, const int8_t *res, int8_t *output, void *scratch); \
-    void name##_rsub(const ptype *p, const int8_t *input, const int8_t *res, int8_t *output, void *scratch); \
-    void name##_mul(const ptype *p, const int8_t *input, const int8_t *res, int8_t *output, void *scratch);
+MF_DECLARE_SCRATCH_S8(mf_conv2d_s8_gap, mf_conv2d_s8_gap_params)
+MF_DECLARE_SCRATCH_S8(mf_dwconv2d_s8_gap, mf_dwconv2d_s8_gap_params)
 
-MF_DECLARE_GAP_S8(mf_conv2d_s8_gap, mf_conv2d_s8_gap_params)
-MF_DECLARE_GAP_S8(mf_dwconv2d_s8_gap, mf_dwconv2d_s8_gap_params)
-
-/* float32: no epilogue, _ep (unary steps), _ep_res (with a residual). */
-#define MF_DECLARE_GAP_F32(name, ptype)                                                                 \
-    void name(const ptype *p, const float *input, float *output, void *scratch);                        \
-    void name##_ep(const ptype *p, const float *input, float *output, void *scratch);                   \
-    void name##_ep_res(const ptype *p, const float *input, const float *res, float *output, void *scratch);
-
-MF_DECLARE_GAP_F32(mf_conv2d_f32_gap, mf_conv2d_f32_gap_params)
-MF_DECLARE_GAP_F32(mf_dwconv2d_f32_gap, mf_dwconv2d_f32_gap_params)
+MF_DECLARE_SCRATCH_F32(mf_conv2d_f32_gap, mf_conv2d_f32_gap_params)
+MF_DECLARE_SCRATCH_F32(mf_dwconv2d_f32_gap, mf_dwconv2d_f32_gap_params)
 
 #endif /* MF_GAP_H */
