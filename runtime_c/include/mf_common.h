@@ -16,6 +16,15 @@
 #define MF_ALIGNED(n)
 #endif
 
+/* The kernels' bodies and helpers: inlined into every caller, so that a compile-time constant
+ * argument (an epilogue `kind`, `strided`, a conv-or-depthwise flag) folds each variant into its
+ * own straight-line loop. */
+#if defined(__GNUC__) || defined(__clang__)
+#define MF_INLINE static inline __attribute__((always_inline))
+#else
+#define MF_INLINE static inline
+#endif
+
 #define MF_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MF_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define MF_CLAMP(x, lo, hi) MF_MIN(MF_MAX((x), (lo)), (hi))

@@ -15,7 +15,7 @@
  *   - in_c % 4 != 0 (a first layer on 1 or 3 channels): the window gathered into a stack buffer
  *     (zero point outside the image, zeros up to p->depth, whose weights are zero).
  * Without an epilogue (and a clamp, and with out_c % 4 == 0) the blocks store straight into the
- * output; otherwise through mf_fast_staged (mf_fast.h).
+ * output; otherwise through mf_fast_staged (mf_finish.h).
  *
  * Access order (the planner's unstaged pixel units): a block or a stage reads only its pixel's
  * window, then writes its own channels; pixels never interleave; a residual operand is read
@@ -25,7 +25,9 @@
 #define MF_CONV2D_S8_GEMM_BODY_H
 
 #include "mf_fast.h"
+#include "mf_finish.h"
 
+#define MF_GATHER_MAX 160   /* bytes of a gathered window (stack) */
 #define MF_GEMM_SEGMENTS 16 /* segments of a window (3 k_h with runs, else k_h * k_w) */
 #define MF_GEMM_ROWS 16     /* k_h bound */
 
@@ -127,9 +129,9 @@ static int32_t mf_gemm_segments(const mf_conv2d_s8_gemm_params *p, const int8_t 
     return count;
 }
 
-MF_BODY void mf_conv2d_s8_gemm_loop(const mf_conv2d_s8_gemm_params *p, const mf_epilogue_s8 *e,
-                                    const mf_fast_addsub *aq, int kind, const int8_t *input,
-                                    const int8_t *res, int8_t *output, int strided)
+MF_INLINE void mf_conv2d_s8_gemm_loop(const mf_conv2d_s8_gemm_params *p, const mf_epilogue_s8 *e,
+                                      const mf_fast_addsub *aq, int kind, const int8_t *input,
+                                      const int8_t *res, int8_t *output, int strided)
 {
     const int32_t in_c = p->in_c, out_c = p->out_c, depth = p->depth;
     const int32_t k_h = p->k_h, out_h = p->out_h, out_w = p->out_w;
@@ -206,13 +208,13 @@ MF_BODY void mf_conv2d_s8_gemm_loop(const mf_conv2d_s8_gemm_params *p, const mf_
 
 /* The dense kernel's loop, and the strided one's (separate entry points, so that the dense code
  * stays exactly as it was: the stride is folded away at compile time). */
-MF_BODY void mf_conv2d_s8_gemm_body(const mf_conv2d_s8_gemm_params *p, const mf_epilogue_s8 *e,
+MF_INLINE void mf_conv2d_s8_gemm_body(const mf_conv2d_s8_gemm_params *p, const mf_epilogue_s8 *e,
     const mf_fast_addsub *aq, int kind, const int8_t *input, const int8_t *res, int8_t *output)
 {
     mf_conv2d_s8_gemm_loop(p, e, aq, kind, input, res, output, 0);
 }
 
-MF_BODY void mf_conv2d_s8_gemm_strided_body(const mf_conv2d_s8_gemm_params *p, const mf_epilogue_s8 *e,
+MF_INLINE void mf_conv2d_s8_gemm_strided_body(const mf_conv2d_s8_gemm_params *p, const mf_epilogue_s8 *e,
     const mf_fast_addsub *aq, int kind, const int8_t *input, const int8_t *res, int8_t *output)
 {
     mf_conv2d_s8_gemm_loop(p, e, aq, kind, input, res, output, 1);

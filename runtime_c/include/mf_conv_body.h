@@ -9,8 +9,8 @@
 #include "mf_conv.h"
 #include "mf_epilogue.h"
 
-MF_BODY void mf_conv2d_s8_body(const mf_conv2d_s8_params *p, const mf_epilogue_s8 *e, int kind,
-                               const int8_t *input, const int8_t *res, int8_t *output)
+MF_INLINE void mf_conv2d_s8_body(const mf_conv2d_s8_params *p, const mf_epilogue_s8 *e, int kind,
+                                 const int8_t *input, const int8_t *res, int8_t *output)
 {
     const int32_t pixel = p->in_c;
     const int32_t filter_size = p->k_h * p->k_w * p->in_c;
@@ -57,8 +57,8 @@ MF_BODY void mf_conv2d_s8_body(const mf_conv2d_s8_params *p, const mf_epilogue_s
     }
 }
 
-MF_BODY void mf_dwconv2d_s8_body(const mf_dwconv2d_s8_params *p, const mf_epilogue_s8 *e, int kind,
-                                 const int8_t *input, const int8_t *res, int8_t *output)
+MF_INLINE void mf_dwconv2d_s8_body(const mf_dwconv2d_s8_params *p, const mf_epilogue_s8 *e, int kind,
+                                   const int8_t *input, const int8_t *res, int8_t *output)
 {
     const int32_t pixels = p->batches * p->out_h * p->out_w;
     const int32_t out_stride = p->out_stride ? p->out_stride : p->out_c;
@@ -98,8 +98,8 @@ MF_BODY void mf_dwconv2d_s8_body(const mf_dwconv2d_s8_params *p, const mf_epilog
 }
 
 /* float32: same summation order as TFLite's reference (taps y, x, then channels). */
-MF_BODY void mf_conv2d_f32_body(const mf_conv2d_f32_params *p, const mf_epilogue_f32 *e, int kind,
-                                const float *input, const float *res, float *output)
+MF_INLINE void mf_conv2d_f32_body(const mf_conv2d_f32_params *p, const mf_epilogue_f32 *e, int kind,
+                                  const float *input, const float *res, float *output)
 {
     const int32_t pixel = p->in_c;
     const int32_t filter_size = p->k_h * p->k_w * p->in_c;
@@ -142,8 +142,8 @@ MF_BODY void mf_conv2d_f32_body(const mf_conv2d_f32_params *p, const mf_epilogue
 }
 
 /* float32: same summation order as TFLite's reference (taps y, then x). */
-MF_BODY void mf_dwconv2d_f32_body(const mf_dwconv2d_f32_params *p, const mf_epilogue_f32 *e, int kind,
-                                  const float *input, const float *res, float *output)
+MF_INLINE void mf_dwconv2d_f32_body(const mf_dwconv2d_f32_params *p, const mf_epilogue_f32 *e, int kind,
+                                    const float *input, const float *res, float *output)
 {
     const int32_t out_stride = p->out_stride ? p->out_stride : p->out_c;
     float *out = output;     /* the current output pixel (out_stride elements apart) */

@@ -9,7 +9,7 @@
  * for a border pixel, addresses, p->zrow for taps outside the image (channels of the input zero
  * point, which the bias fold cancels, as TFLite's skipped taps). Without an epilogue (and a
  * clamp) the groups store straight into the output; otherwise a stage of up to MF_STAGE_MAX
- * channels at a time is finished by mf_fast_finish (mf_fast.h).
+ * channels at a time is finished by mf_fast_finish (mf_finish.h).
  *
  * Access order (the planner's unstaged pixel units): a group or a stage reads only its pixel's
  * window, then writes its own channels; pixels never interleave; a residual operand is read
@@ -19,6 +19,7 @@
 #define MF_DWCONV2D_S8_DSP_BODY_H
 
 #include "mf_fast.h"
+#include "mf_finish.h"
 #include "mf_dwconv2d_s8_mve.h"
 
 #define MF_DW_TAPS_MAX 32 /* k_h * k_w bound: the tap lists live on the stack */
@@ -57,7 +58,7 @@ MF_HELPER void mf_dw_pixel(const intptr_t *tap, int32_t taps, const int8_t *base
 {
 #if MF_MVE
     mf_dw_pixel_mve(tap, taps, base, g0, w, qb, groups, lshift, dst);
-#elif MF_DSP && defined(__GNUC__)
+#elif MF_ASM_LOOPS
     /* Loop state in a frame below the stack pointer: [0] tap [4] taps [12] dst [16] the last
      * group's end [20] lshift; the table block and the group's offset stay in registers. */
     int32_t a0 = (int32_t)((uintptr_t)base + 4u * (uint32_t)g0), a1, a2, a3;
@@ -148,9 +149,9 @@ MF_HELPER void mf_dw_pixel(const intptr_t *tap, int32_t taps, const int8_t *base
 #endif
 }
 
-MF_BODY void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const mf_epilogue_s8 *e,
-                                     const mf_fast_addsub *aq, int kind, const int8_t *input,
-                                     const int8_t *res, int8_t *output, int strided)
+MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const mf_epilogue_s8 *e,
+                                       const mf_fast_addsub *aq, int kind, const int8_t *input,
+                                       const int8_t *res, int8_t *output, int strided)
 {
     const int32_t c = p->in_c, groups = c / 4, taps = p->k_h * p->k_w;
     const int32_t k_h = p->k_h, k_w = p->k_w, out_h = p->out_h, out_w = p->out_w;
@@ -227,13 +228,13 @@ MF_BODY void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const m
 
 /* The dense kernel's loop, and the strided one's (separate entry points, so that the dense code
  * stays exactly as it was: the stride is folded away at compile time). */
-MF_BODY void mf_dwconv2d_s8_dsp_body(const mf_dwconv2d_s8_dsp_params *p, const mf_epilogue_s8 *e,
+MF_INLINE void mf_dwconv2d_s8_dsp_body(const mf_dwconv2d_s8_dsp_params *p, const mf_epilogue_s8 *e,
     const mf_fast_addsub *aq, int kind, const int8_t *input, const int8_t *res, int8_t *output)
 {
     mf_dwconv2d_s8_dsp_loop(p, e, aq, kind, input, res, output, 0);
 }
 
-MF_BODY void mf_dwconv2d_s8_dsp_strided_body(const mf_dwconv2d_s8_dsp_params *p, const mf_epilogue_s8 *e,
+MF_INLINE void mf_dwconv2d_s8_dsp_strided_body(const mf_dwconv2d_s8_dsp_params *p, const mf_epilogue_s8 *e,
     const mf_fast_addsub *aq, int kind, const int8_t *input, const int8_t *res, int8_t *output)
 {
     mf_dwconv2d_s8_dsp_loop(p, e, aq, kind, input, res, output, 1);

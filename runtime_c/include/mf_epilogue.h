@@ -26,12 +26,6 @@
 
 #include "mf_common.h"
 
-#if defined(__GNUC__) || defined(__clang__)
-#define MF_BODY static inline __attribute__((always_inline))
-#else
-#define MF_BODY static inline
-#endif
-
 /* Epilogue kinds (compile-time constants of the kernel variants). */
 enum {
     MF_EP_NONE = 0, /* the plain kernel */
@@ -56,14 +50,14 @@ typedef struct {
     const int8_t *post;       /* table applied last (MF_EP_LUT: the only step), or NULL */
 } mf_epilogue_s8;
 
-MF_BODY int32_t mf_ep_addsub_side(int32_t x, int32_t offset, int32_t left_shift, int32_t mult,
-                                  int32_t shift)
+MF_INLINE int32_t mf_ep_addsub_side(int32_t x, int32_t offset, int32_t left_shift, int32_t mult,
+                                    int32_t shift)
 {
     return mf_requantize((int32_t)((uint32_t)(x + offset) << left_shift), mult, shift);
 }
 
 /* The int8 epilogue of `kind` on v; `res` is the residual, read at index i. */
-MF_BODY int8_t mf_ep_s8(const mf_epilogue_s8 *e, int kind, int32_t v, const int8_t *res, int32_t i)
+MF_INLINE int8_t mf_ep_s8(const mf_epilogue_s8 *e, int kind, int32_t v, const int8_t *res, int32_t i)
 {
     int32_t o;
     if (kind == MF_EP_NONE) {
@@ -104,7 +98,7 @@ typedef struct {
 } mf_epilogue_f32;
 
 /* One float step, as TFLite Micro's float kernels compute it. */
-MF_BODY float mf_ep_f32_step(const mf_epilogue_f32 *e, int s, float v, const float *res, int32_t i)
+MF_INLINE float mf_ep_f32_step(const mf_epilogue_f32 *e, int s, float v, const float *res, int32_t i)
 {
     switch (e->kind[s]) {
     case MF_EPF_RELU:
@@ -132,7 +126,7 @@ MF_BODY float mf_ep_f32_step(const mf_epilogue_f32 *e, int s, float v, const flo
     }
 }
 
-MF_BODY float mf_ep_f32(const mf_epilogue_f32 *e, int kind, float v, const float *res, int32_t i)
+MF_INLINE float mf_ep_f32(const mf_epilogue_f32 *e, int kind, float v, const float *res, int32_t i)
 {
     int s;
     if (kind == MF_EP_NONE) {
@@ -143,22 +137,5 @@ MF_BODY float mf_ep_f32(const mf_epilogue_f32 *e, int kind, float v, const float
     }
     return v;
 }
-
-/* Declarations of a kernel family with an arena scratch argument, in every epilogue variant
- * (global pool and pool-by-rows fusion).
- * int8: no epilogue, _lut, and the residual variants _add / _sub / _rsub / _mul. */
-#define MF_DECLARE_SCRATCH_S8(name, ptype)                                                              \
-    void name(const ptype *p, const int8_t *input, int8_t *output, void *scratch);                      \
-    void name##_lut(const ptype *p, const int8_t *input, int8_t *output, void *scratch);                \
-    void name##_add(const ptype *p, const int8_t *input, const int8_t *res, int8_t *output, void *scratch); \
-    void name##_sub(const ptype *p, const int8_t *input, const int8_t *res, int8_t *output, void *scratch); \
-    void name##_rsub(const ptype *p, const int8_t *input, const int8_t *res, int8_t *output, void *scratch); \
-    void name##_mul(const ptype *p, const int8_t *input, const int8_t *res, int8_t *output, void *scratch);
-
-/* float32: no epilogue, _ep (unary steps), _ep_res (with a residual). */
-#define MF_DECLARE_SCRATCH_F32(name, ptype)                                                             \
-    void name(const ptype *p, const float *input, float *output, void *scratch);                        \
-    void name##_ep(const ptype *p, const float *input, float *output, void *scratch);                   \
-    void name##_ep_res(const ptype *p, const float *input, const float *res, float *output, void *scratch);
 
 #endif /* MF_EPILOGUE_H */

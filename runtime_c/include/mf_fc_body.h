@@ -8,11 +8,11 @@
 #include "mf_fc.h"
 
 /* per_channel: mult/shift are arrays (mf_fc_s8_pc) rather than one value (mf_fc_s8). */
-MF_BODY void mf_fc_s8_body(int32_t rows, int32_t depth, int32_t units, int32_t out_zero_point,
-                           int32_t act_min, int32_t act_max, const int8_t *weights, const int32_t *bias,
-                           const int32_t *mult, const int32_t *shift, int per_channel,
-                           int32_t out_stride, const mf_epilogue_s8 *e, int kind, const int8_t *input,
-                           const int8_t *res, int8_t *output)
+MF_INLINE void mf_fc_s8_body(int32_t rows, int32_t depth, int32_t units, int32_t out_zero_point,
+                             int32_t act_min, int32_t act_max, const int8_t *weights, const int32_t *bias,
+                             const int32_t *mult, const int32_t *shift, int per_channel,
+                             int32_t out_stride, const mf_epilogue_s8 *e, int kind, const int8_t *input,
+                             const int8_t *res, int8_t *output)
 {
     int32_t r, u, d;
 
@@ -34,8 +34,8 @@ MF_BODY void mf_fc_s8_body(int32_t rows, int32_t depth, int32_t units, int32_t o
     }
 }
 
-MF_BODY void mf_fc_f32_body(const mf_fc_f32_params *p, const mf_epilogue_f32 *e, int kind,
-                            const float *input, const float *res, float *output)
+MF_INLINE void mf_fc_f32_body(const mf_fc_f32_params *p, const mf_epilogue_f32 *e, int kind,
+                              const float *input, const float *res, float *output)
 {
     const int32_t out_stride = p->out_stride ? p->out_stride : p->units;
     int32_t r, u, d;

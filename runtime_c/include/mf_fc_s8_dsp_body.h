@@ -15,10 +15,11 @@
 #define MF_FC_S8_DSP_BODY_H
 
 #include "mf_fast.h"
+#include "mf_finish.h"
 
-MF_BODY void mf_fc_s8_dsp_loop(const mf_fc_s8_dsp_params *p, const mf_epilogue_s8 *e,
-                               const mf_fast_addsub *aq, int kind, const int8_t *input,
-                               const int8_t *res, int8_t *output, int strided)
+MF_INLINE void mf_fc_s8_dsp_loop(const mf_fc_s8_dsp_params *p, const mf_epilogue_s8 *e,
+                                 const mf_fast_addsub *aq, int kind, const int8_t *input,
+                                 const int8_t *res, int8_t *output, int strided)
 {
     const int32_t depth = p->depth, units = p->units, rest = depth % 8;
     const int32_t blocks = (units + 3) / 4;
@@ -64,13 +65,13 @@ MF_BODY void mf_fc_s8_dsp_loop(const mf_fc_s8_dsp_params *p, const mf_epilogue_s
 
 /* The dense kernel's loop, and the strided one's (separate entry points, so that the dense code
  * stays exactly as it was: the stride is folded away at compile time). */
-MF_BODY void mf_fc_s8_dsp_body(const mf_fc_s8_dsp_params *p, const mf_epilogue_s8 *e,
+MF_INLINE void mf_fc_s8_dsp_body(const mf_fc_s8_dsp_params *p, const mf_epilogue_s8 *e,
     const mf_fast_addsub *aq, int kind, const int8_t *input, const int8_t *res, int8_t *output)
 {
     mf_fc_s8_dsp_loop(p, e, aq, kind, input, res, output, 0);
 }
 
-MF_BODY void mf_fc_s8_dsp_strided_body(const mf_fc_s8_dsp_params *p, const mf_epilogue_s8 *e,
+MF_INLINE void mf_fc_s8_dsp_strided_body(const mf_fc_s8_dsp_params *p, const mf_epilogue_s8 *e,
     const mf_fast_addsub *aq, int kind, const int8_t *input, const int8_t *res, int8_t *output)
 {
     mf_fc_s8_dsp_loop(p, e, aq, kind, input, res, output, 1);

@@ -20,31 +20,41 @@ typedef struct { mf_fc_f32_params k; mf_epilogue_f32 ep; } mf_fc_f32_ep_params;
 typedef struct { mf_pool_f32_params k; mf_epilogue_f32 ep; } mf_pool_f32_ep_params;
 
 /* int8: _lut (one table), _add / _sub (v - residual) / _rsub (residual - v) / _mul. */
-#define MF_DECLARE_S8_VARIANTS(name, ptype)                                                    \
-    void name##_lut(const ptype *p, const int8_t *input, int8_t *output);                      \
-    void name##_add(const ptype *p, const int8_t *input, const int8_t *res, int8_t *output);   \
-    void name##_sub(const ptype *p, const int8_t *input, const int8_t *res, int8_t *output);   \
-    void name##_rsub(const ptype *p, const int8_t *input, const int8_t *res, int8_t *output);  \
-    void name##_mul(const ptype *p, const int8_t *input, const int8_t *res, int8_t *output);
-
-MF_DECLARE_S8_VARIANTS(mf_conv2d_s8, mf_conv2d_s8_ep_params)
-MF_DECLARE_S8_VARIANTS(mf_dwconv2d_s8, mf_dwconv2d_s8_ep_params)
-MF_DECLARE_S8_VARIANTS(mf_fc_s8, mf_fc_s8_ep_params)
-MF_DECLARE_S8_VARIANTS(mf_fc_s8_pc, mf_fc_s8_pc_ep_params)
+void mf_conv2d_s8_lut(const mf_conv2d_s8_ep_params *p, const int8_t *input, int8_t *output);
+void mf_conv2d_s8_add(const mf_conv2d_s8_ep_params *p, const int8_t *input, const int8_t *res, int8_t *output);
+void mf_conv2d_s8_sub(const mf_conv2d_s8_ep_params *p, const int8_t *input, const int8_t *res, int8_t *output);
+void mf_conv2d_s8_rsub(const mf_conv2d_s8_ep_params *p, const int8_t *input, const int8_t *res, int8_t *output);
+void mf_conv2d_s8_mul(const mf_conv2d_s8_ep_params *p, const int8_t *input, const int8_t *res, int8_t *output);
+void mf_dwconv2d_s8_lut(const mf_dwconv2d_s8_ep_params *p, const int8_t *input, int8_t *output);
+void mf_dwconv2d_s8_add(const mf_dwconv2d_s8_ep_params *p, const int8_t *input, const int8_t *res, int8_t *output);
+void mf_dwconv2d_s8_sub(const mf_dwconv2d_s8_ep_params *p, const int8_t *input, const int8_t *res, int8_t *output);
+void mf_dwconv2d_s8_rsub(const mf_dwconv2d_s8_ep_params *p, const int8_t *input, const int8_t *res, int8_t *output);
+void mf_dwconv2d_s8_mul(const mf_dwconv2d_s8_ep_params *p, const int8_t *input, const int8_t *res, int8_t *output);
+void mf_fc_s8_lut(const mf_fc_s8_ep_params *p, const int8_t *input, int8_t *output);
+void mf_fc_s8_add(const mf_fc_s8_ep_params *p, const int8_t *input, const int8_t *res, int8_t *output);
+void mf_fc_s8_sub(const mf_fc_s8_ep_params *p, const int8_t *input, const int8_t *res, int8_t *output);
+void mf_fc_s8_rsub(const mf_fc_s8_ep_params *p, const int8_t *input, const int8_t *res, int8_t *output);
+void mf_fc_s8_mul(const mf_fc_s8_ep_params *p, const int8_t *input, const int8_t *res, int8_t *output);
+void mf_fc_s8_pc_lut(const mf_fc_s8_pc_ep_params *p, const int8_t *input, int8_t *output);
+void mf_fc_s8_pc_add(const mf_fc_s8_pc_ep_params *p, const int8_t *input, const int8_t *res, int8_t *output);
+void mf_fc_s8_pc_sub(const mf_fc_s8_pc_ep_params *p, const int8_t *input, const int8_t *res, int8_t *output);
+void mf_fc_s8_pc_rsub(const mf_fc_s8_pc_ep_params *p, const int8_t *input, const int8_t *res, int8_t *output);
+void mf_fc_s8_pc_mul(const mf_fc_s8_pc_ep_params *p, const int8_t *input, const int8_t *res, int8_t *output);
 
 /* int8 pools take unary epilogues only. */
 void mf_pool_avg_s8_lut(const mf_pool_s8_ep_params *p, const int8_t *input, int8_t *output);
 void mf_pool_max_s8_lut(const mf_pool_s8_ep_params *p, const int8_t *input, int8_t *output);
 
 /* float32: _ep (unary steps only) and _ep_res (with a residual operand). */
-#define MF_DECLARE_F32_VARIANTS(name, ptype)                                                   \
-    void name##_ep(const ptype *p, const float *input, float *output);                         \
-    void name##_ep_res(const ptype *p, const float *input, const float *res, float *output);
-
-MF_DECLARE_F32_VARIANTS(mf_conv2d_f32, mf_conv2d_f32_ep_params)
-MF_DECLARE_F32_VARIANTS(mf_dwconv2d_f32, mf_dwconv2d_f32_ep_params)
-MF_DECLARE_F32_VARIANTS(mf_fc_f32, mf_fc_f32_ep_params)
-MF_DECLARE_F32_VARIANTS(mf_pool_avg_f32, mf_pool_f32_ep_params)
-MF_DECLARE_F32_VARIANTS(mf_pool_max_f32, mf_pool_f32_ep_params)
+void mf_conv2d_f32_ep(const mf_conv2d_f32_ep_params *p, const float *input, float *output);
+void mf_conv2d_f32_ep_res(const mf_conv2d_f32_ep_params *p, const float *input, const float *res, float *output);
+void mf_dwconv2d_f32_ep(const mf_dwconv2d_f32_ep_params *p, const float *input, float *output);
+void mf_dwconv2d_f32_ep_res(const mf_dwconv2d_f32_ep_params *p, const float *input, const float *res, float *output);
+void mf_fc_f32_ep(const mf_fc_f32_ep_params *p, const float *input, float *output);
+void mf_fc_f32_ep_res(const mf_fc_f32_ep_params *p, const float *input, const float *res, float *output);
+void mf_pool_avg_f32_ep(const mf_pool_f32_ep_params *p, const float *input, float *output);
+void mf_pool_avg_f32_ep_res(const mf_pool_f32_ep_params *p, const float *input, const float *res, float *output);
+void mf_pool_max_f32_ep(const mf_pool_f32_ep_params *p, const float *input, float *output);
+void mf_pool_max_f32_ep_res(const mf_pool_f32_ep_params *p, const float *input, const float *res, float *output);
 
 #endif /* MF_FUSED_H */

@@ -37,10 +37,34 @@ typedef struct { mf_dwconv2d_s8_params k; mf_epilogue_s8 ep; mf_gap_s8 gap; } mf
 typedef struct { mf_conv2d_f32_params k; mf_epilogue_f32 ep; mf_gap_f32 gap; } mf_conv2d_f32_gap_params;
 typedef struct { mf_dwconv2d_f32_params k; mf_epilogue_f32 ep; mf_gap_f32 gap; } mf_dwconv2d_f32_gap_params;
 
-MF_DECLARE_SCRATCH_S8(mf_conv2d_s8_gap, mf_conv2d_s8_gap_params)
-MF_DECLARE_SCRATCH_S8(mf_dwconv2d_s8_gap, mf_dwconv2d_s8_gap_params)
+void mf_conv2d_s8_gap(const mf_conv2d_s8_gap_params *p, const int8_t *input, int8_t *output, void *scratch);
+void mf_conv2d_s8_gap_lut(const mf_conv2d_s8_gap_params *p, const int8_t *input, int8_t *output, void *scratch);
+void mf_conv2d_s8_gap_add(const mf_conv2d_s8_gap_params *p, const int8_t *input, const int8_t *res, int8_t *output,
+                          void *scratch);
+void mf_conv2d_s8_gap_sub(const mf_conv2d_s8_gap_params *p, const int8_t *input, const int8_t *res, int8_t *output,
+                          void *scratch);
+void mf_conv2d_s8_gap_rsub(const mf_conv2d_s8_gap_params *p, const int8_t *input, const int8_t *res, int8_t *output,
+                           void *scratch);
+void mf_conv2d_s8_gap_mul(const mf_conv2d_s8_gap_params *p, const int8_t *input, const int8_t *res, int8_t *output,
+                          void *scratch);
+void mf_dwconv2d_s8_gap(const mf_dwconv2d_s8_gap_params *p, const int8_t *input, int8_t *output, void *scratch);
+void mf_dwconv2d_s8_gap_lut(const mf_dwconv2d_s8_gap_params *p, const int8_t *input, int8_t *output, void *scratch);
+void mf_dwconv2d_s8_gap_add(const mf_dwconv2d_s8_gap_params *p, const int8_t *input, const int8_t *res, int8_t *output,
+                            void *scratch);
+void mf_dwconv2d_s8_gap_sub(const mf_dwconv2d_s8_gap_params *p, const int8_t *input, const int8_t *res, int8_t *output,
+                            void *scratch);
+void mf_dwconv2d_s8_gap_rsub(const mf_dwconv2d_s8_gap_params *p, const int8_t *input, const int8_t *res, int8_t *output,
+                             void *scratch);
+void mf_dwconv2d_s8_gap_mul(const mf_dwconv2d_s8_gap_params *p, const int8_t *input, const int8_t *res, int8_t *output,
+                            void *scratch);
 
-MF_DECLARE_SCRATCH_F32(mf_conv2d_f32_gap, mf_conv2d_f32_gap_params)
-MF_DECLARE_SCRATCH_F32(mf_dwconv2d_f32_gap, mf_dwconv2d_f32_gap_params)
+void mf_conv2d_f32_gap(const mf_conv2d_f32_gap_params *p, const float *input, float *output, void *scratch);
+void mf_conv2d_f32_gap_ep(const mf_conv2d_f32_gap_params *p, const float *input, float *output, void *scratch);
+void mf_conv2d_f32_gap_ep_res(const mf_conv2d_f32_gap_params *p, const float *input, const float *res, float *output,
+                              void *scratch);
+void mf_dwconv2d_f32_gap(const mf_dwconv2d_f32_gap_params *p, const float *input, float *output, void *scratch);
+void mf_dwconv2d_f32_gap_ep(const mf_dwconv2d_f32_gap_params *p, const float *input, float *output, void *scratch);
+void mf_dwconv2d_f32_gap_ep_res(const mf_dwconv2d_f32_gap_params *p, const float *input, const float *res, float *output,
+                                void *scratch);
 
 #endif /* MF_GAP_H */

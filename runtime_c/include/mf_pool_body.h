@@ -9,8 +9,8 @@
 #include "mf_pool.h"
 
 /* average: nonzero for AVERAGE_POOL_2D, zero for MAX_POOL_2D */
-MF_BODY void mf_pool_s8_body(const mf_pool_s8_params *p, int average, const mf_epilogue_s8 *e, int kind,
-                             const int8_t *input, const int8_t *res, int8_t *output)
+MF_INLINE void mf_pool_s8_body(const mf_pool_s8_params *p, int average, const mf_epilogue_s8 *e, int kind,
+                               const int8_t *input, const int8_t *res, int8_t *output)
 {
     const int32_t out_stride = p->out_stride ? p->out_stride : p->channels;
     int8_t *out = output;   /* the current output pixel (out_stride elements apart) */
@@ -48,8 +48,8 @@ MF_BODY void mf_pool_s8_body(const mf_pool_s8_params *p, int average, const mf_e
 }
 
 /* float32: sum in window order, then one division (as TFLite); or the maximum. */
-MF_BODY void mf_pool_f32_body(const mf_pool_f32_params *p, int average, const mf_epilogue_f32 *e, int kind,
-                              const float *input, const float *res, float *output)
+MF_INLINE void mf_pool_f32_body(const mf_pool_f32_params *p, int average, const mf_epilogue_f32 *e, int kind,
+                                const float *input, const float *res, float *output)
 {
     const int32_t out_stride = p->out_stride ? p->out_stride : p->channels;
     float *out = output;    /* the current output pixel (out_stride elements apart) */

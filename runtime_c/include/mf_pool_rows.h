@@ -48,10 +48,34 @@ typedef struct { mf_dwconv2d_s8_params k; mf_epilogue_s8 ep; mf_pool_rows_s8 poo
 typedef struct { mf_conv2d_f32_params k; mf_epilogue_f32 ep; mf_pool_rows_f32 pool; } mf_conv2d_f32_pool_params;
 typedef struct { mf_dwconv2d_f32_params k; mf_epilogue_f32 ep; mf_pool_rows_f32 pool; } mf_dwconv2d_f32_pool_params;
 
-MF_DECLARE_SCRATCH_S8(mf_conv2d_s8_pool, mf_conv2d_s8_pool_params)
-MF_DECLARE_SCRATCH_S8(mf_dwconv2d_s8_pool, mf_dwconv2d_s8_pool_params)
+void mf_conv2d_s8_pool(const mf_conv2d_s8_pool_params *p, const int8_t *input, int8_t *output, void *scratch);
+void mf_conv2d_s8_pool_lut(const mf_conv2d_s8_pool_params *p, const int8_t *input, int8_t *output, void *scratch);
+void mf_conv2d_s8_pool_add(const mf_conv2d_s8_pool_params *p, const int8_t *input, const int8_t *res, int8_t *output,
+                           void *scratch);
+void mf_conv2d_s8_pool_sub(const mf_conv2d_s8_pool_params *p, const int8_t *input, const int8_t *res, int8_t *output,
+                           void *scratch);
+void mf_conv2d_s8_pool_rsub(const mf_conv2d_s8_pool_params *p, const int8_t *input, const int8_t *res, int8_t *output,
+                            void *scratch);
+void mf_conv2d_s8_pool_mul(const mf_conv2d_s8_pool_params *p, const int8_t *input, const int8_t *res, int8_t *output,
+                           void *scratch);
+void mf_dwconv2d_s8_pool(const mf_dwconv2d_s8_pool_params *p, const int8_t *input, int8_t *output, void *scratch);
+void mf_dwconv2d_s8_pool_lut(const mf_dwconv2d_s8_pool_params *p, const int8_t *input, int8_t *output, void *scratch);
+void mf_dwconv2d_s8_pool_add(const mf_dwconv2d_s8_pool_params *p, const int8_t *input, const int8_t *res, int8_t *output,
+                             void *scratch);
+void mf_dwconv2d_s8_pool_sub(const mf_dwconv2d_s8_pool_params *p, const int8_t *input, const int8_t *res, int8_t *output,
+                             void *scratch);
+void mf_dwconv2d_s8_pool_rsub(const mf_dwconv2d_s8_pool_params *p, const int8_t *input, const int8_t *res, int8_t *output,
+                              void *scratch);
+void mf_dwconv2d_s8_pool_mul(const mf_dwconv2d_s8_pool_params *p, const int8_t *input, const int8_t *res, int8_t *output,
+                             void *scratch);
 
-MF_DECLARE_SCRATCH_F32(mf_conv2d_f32_pool, mf_conv2d_f32_pool_params)
-MF_DECLARE_SCRATCH_F32(mf_dwconv2d_f32_pool, mf_dwconv2d_f32_pool_params)
+void mf_conv2d_f32_pool(const mf_conv2d_f32_pool_params *p, const float *input, float *output, void *scratch);
+void mf_conv2d_f32_pool_ep(const mf_conv2d_f32_pool_params *p, const float *input, float *output, void *scratch);
+void mf_conv2d_f32_pool_ep_res(const mf_conv2d_f32_pool_params *p, const float *input, const float *res, float *output,
+                               void *scratch);
+void mf_dwconv2d_f32_pool(const mf_dwconv2d_f32_pool_params *p, const float *input, float *output, void *scratch);
+void mf_dwconv2d_f32_pool_ep(const mf_dwconv2d_f32_pool_params *p, const float *input, float *output, void *scratch);
+void mf_dwconv2d_f32_pool_ep_res(const mf_dwconv2d_f32_pool_params *p, const float *input, const float *res, float *output,
+                                 void *scratch);
 
 #endif /* MF_POOL_ROWS_H */

@@ -1,6 +1,33 @@
-/* CONV_2D int8 blocked: fused variants, one per int8 epilogue kind (mf_epilogue.h, mf_fast.h).
- * The loop is the plain kernel's (mf_conv2d_s8_gemm_body.h, instantiated per kind); the
- * epilogue is copied to the stack once per call. */
+/* CONV_2D int8 blocked (mf_conv2d_s8_gemm_body.h): fused variants, one per int8 epilogue kind.
+ * ADD / SUB / RSUB take the shortcut rescaling when the lowering emitted its table (k.addq), the
+ * reference steps otherwise; the epilogue is read in place (the finishing pass loads its
+ * constants once per stage). */
 #include "mf_conv2d_s8_gemm_body.h"
 
-MF_DEFINE_FAST_VARIANTS(mf_conv2d_s8_gemm, mf_conv2d_s8_gemm_ep_params, mf_conv2d_s8_gemm_body)
+void mf_conv2d_s8_gemm_lut(const mf_conv2d_s8_gemm_ep_params *p, const int8_t *input, int8_t *output)
+{
+    mf_conv2d_s8_gemm_body(&p->k, &p->ep, NULL, MF_EP_LUT, input, NULL, output);
+}
+
+void mf_conv2d_s8_gemm_add(const mf_conv2d_s8_gemm_ep_params *p, const int8_t *input, const int8_t *res, int8_t *output)
+{
+    const mf_fast_addsub *a = mf_fast_addq(p->k.addq);
+    mf_conv2d_s8_gemm_body(&p->k, &p->ep, a, a != NULL ? MF_EP_ADDQ : MF_EP_ADD, input, res, output);
+}
+
+void mf_conv2d_s8_gemm_sub(const mf_conv2d_s8_gemm_ep_params *p, const int8_t *input, const int8_t *res, int8_t *output)
+{
+    const mf_fast_addsub *a = mf_fast_addq(p->k.addq);
+    mf_conv2d_s8_gemm_body(&p->k, &p->ep, a, a != NULL ? MF_EP_SUBQ : MF_EP_SUB, input, res, output);
+}
+
+void mf_conv2d_s8_gemm_rsub(const mf_conv2d_s8_gemm_ep_params *p, const int8_t *input, const int8_t *res, int8_t *output)
+{
+    const mf_fast_addsub *a = mf_fast_addq(p->k.addq);
+    mf_conv2d_s8_gemm_body(&p->k, &p->ep, a, a != NULL ? MF_EP_RSUBQ : MF_EP_RSUB, input, res, output);
+}
+
+void mf_conv2d_s8_gemm_mul(const mf_conv2d_s8_gemm_ep_params *p, const int8_t *input, const int8_t *res, int8_t *output)
+{
+    mf_conv2d_s8_gemm_body(&p->k, &p->ep, NULL, MF_EP_MUL, input, res, output);
+}

@@ -1,5 +1,34 @@
-/* mf_conv2d_s8_gemm_strided: fused variants, one per int8 epilogue kind (mf_epilogue.h, mf_fast.h),
- * writing a channel slice of a wider tensor (p->k.out_stride). */
+/* mf_conv2d_s8_gemm_strided: fused variants, one per int8 epilogue kind, writing a channel slice
+ * of a wider tensor (p->k.out_stride).
+ * ADD / SUB / RSUB take the shortcut rescaling when the lowering emitted its table (k.addq), the
+ * reference steps otherwise; the epilogue is read in place (the finishing pass loads its
+ * constants once per stage). */
 #include "mf_conv2d_s8_gemm_body.h"
 
-MF_DEFINE_FAST_VARIANTS(mf_conv2d_s8_gemm_strided, mf_conv2d_s8_gemm_ep_params, mf_conv2d_s8_gemm_strided_body)
+void mf_conv2d_s8_gemm_strided_lut(const mf_conv2d_s8_gemm_ep_params *p, const int8_t *input, int8_t *output)
+{
+    mf_conv2d_s8_gemm_strided_body(&p->k, &p->ep, NULL, MF_EP_LUT, input, NULL, output);
+}
+
+void mf_conv2d_s8_gemm_strided_add(const mf_conv2d_s8_gemm_ep_params *p, const int8_t *input, const int8_t *res, int8_t *output)
+{
+    const mf_fast_addsub *a = mf_fast_addq(p->k.addq);
+    mf_conv2d_s8_gemm_strided_body(&p->k, &p->ep, a, a != NULL ? MF_EP_ADDQ : MF_EP_ADD, input, res, output);
+}
+
+void mf_conv2d_s8_gemm_strided_sub(const mf_conv2d_s8_gemm_ep_params *p, const int8_t *input, const int8_t *res, int8_t *output)
+{
+    const mf_fast_addsub *a = mf_fast_addq(p->k.addq);
+    mf_conv2d_s8_gemm_strided_body(&p->k, &p->ep, a, a != NULL ? MF_EP_SUBQ : MF_EP_SUB, input, res, output);
+}
+
+void mf_conv2d_s8_gemm_strided_rsub(const mf_conv2d_s8_gemm_ep_params *p, const int8_t *input, const int8_t *res, int8_t *output)
+{
+    const mf_fast_addsub *a = mf_fast_addq(p->k.addq);
+    mf_conv2d_s8_gemm_strided_body(&p->k, &p->ep, a, a != NULL ? MF_EP_RSUBQ : MF_EP_RSUB, input, res, output);
+}
+
+void mf_conv2d_s8_gemm_strided_mul(const mf_conv2d_s8_gemm_ep_params *p, const int8_t *input, const int8_t *res, int8_t *output)
+{
+    mf_conv2d_s8_gemm_strided_body(&p->k, &p->ep, NULL, MF_EP_MUL, input, res, output);
+}

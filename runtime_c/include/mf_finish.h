@@ -1,0 +1,159 @@
+/* microfuse runtime: the finishing pass of the fast int8 kernels (mf_fast.h): the channels of one
+ * unit computed into a stack stage (mf_dot.h, mf_dw_pixel), then clamped, given their epilogue
+ * (mf_epilogue.h's steps, or the shortcut rescaling of a residual ADD / SUB, mf_requant.h) and
+ * stored element by element.
+ *
+ * Access order (microfuse/plan/inplace.py): every kernel visits its units (output pixels, or
+ * rows for fully-connected) in order, or last to first when `reverse` is 1 (the memory
+ * planner's backward runs). Within a unit, a block of four channels reads the unit's window and
+ * then stores its four values (mf_fast_blocks, no epilogue); or a stage of up to MF_STAGE_MAX
+ * channels is computed into a stack buffer and then finished element by element (clamp,
+ * epilogue reading the residual element right before storing the output element), in
+ * increasing order, decreasing when reversed (mf_fast_staged). The window is read again after
+ * earlier stores of the same unit: the planner's pixel and row units are unstaged. */
+#ifndef MF_FINISH_H
+#define MF_FINISH_H
+
+#include "mf_dot.h"
+
+#define MF_STAGE_MAX 128  /* output channels staged for the finishing pass (stack) */
+
+/* The epilogue of `kind` on the clamped int8 value v; the residual is read at index i. */
+MF_INLINE int32_t mf_fast_ep(const mf_epilogue_s8 *e, const mf_fast_addsub *a, int kind, int32_t v,
+                             const int8_t *res, int32_t i)
+{
+    int32_t sv, sr, o;
+    if (kind < MF_EP_ADDQ) {
+        return mf_ep_s8(e, kind, v, res, i);
+    }
+    if (e->pre != NULL) {
+        v = e->pre[(uint8_t)v];
+    }
+    sv = mf_fast_scale(v + e->v_offset, a->v_lshift, a->v_mult, a->v_round, a->v_rshift);
+    sr = mf_fast_scale(res[i] + e->r_offset, a->r_lshift, a->r_mult, a->r_round, a->r_rshift);
+    o = kind == MF_EP_ADDQ ? sv + sr : kind == MF_EP_SUBQ ? sv - sr : sr - sv;
+    o = mf_fast_scale(o, a->o_lshift, a->o_mult, a->o_round, a->o_rshift);
+    o = MF_CLAMP(o, e->act_min, e->act_max);
+    return e->post != NULL ? e->post[(uint8_t)o] : o;
+}
+
+/* The finishing pass of a residual ADD / SUB / RSUB with the shortcut rescaling and no tables:
+ * stage[j] -> out[j] for j in [0, count), last to first when reversed (count >= 1). */
+MF_HELPER void mf_fast_finish_addsub(const int8_t *stage, int32_t count, int clamp, int32_t lo,
+                                     int32_t hi, const mf_epilogue_s8 *e, const mf_fast_addsub *a,
+                                     int kind, const int8_t *res, int8_t *out, int reverse)
+{
+#if MF_MVE
+    mf_mve_finish_addsub(stage, count, clamp, lo, hi, e, a, kind, res, out, reverse);
+#else
+    const int32_t v_off = e->v_offset, r_off = e->r_offset, olo = e->act_min, ohi = e->act_max;
+    const int32_t step = reverse ? -1 : 1;
+    int32_t j = reverse ? count - 1 : 0, k;
+#if MF_ASM_LOOPS
+    if (kind == MF_EP_ADDQ && !clamp && olo == -128 && ohi == 127) {
+        /* 31 instructions per element: both rescalings, the sum, the output's, saturation. */
+        int32_t v, r, t1, t2, t3, n = count;
+        __asm__ volatile(
+            "1:\n\t"
+            "ldrsb %[v], [%[s], %[j]]\n\t"
+            "ldrsb %[r], [%[rp], %[j]]\n\t"
+            "add %[v], %[v], %[voff]\n\t"
+            "add %[r], %[r], %[roff]\n\t"
+            "ldrd %[t1], %[t2], [%[a], #0]\n\t"
+            "ldr %[t3], [%[a], #8]\n\t"
+            "lsl %[v], %[v], %[t1]\n\t"
+            "smmlar %[t3], %[v], %[t2], %[t3]\n\t"
+            "add %[t3], %[t3], %[v], asr #31\n\t"
+            "ldr %[t1], [%[a], #12]\n\t"
+            "asr %[v], %[t3], %[t1]\n\t"
+            "ldrd %[t1], %[t2], [%[a], #16]\n\t"
+            "ldr %[t3], [%[a], #24]\n\t"
+            "lsl %[r], %[r], %[t1]\n\t"
+            "smmlar %[t3], %[r], %[t2], %[t3]\n\t"
+            "add %[t3], %[t3], %[r], asr #31\n\t"
+            "ldr %[t1], [%[a], #28]\n\t"
+            "asr %[r], %[t3], %[t1]\n\t"
+            "add %[v], %[v], %[r]\n\t"
+            "ldrd %[t1], %[t2], [%[a], #32]\n\t"
+            "ldr %[t3], [%[a], #40]\n\t"
+            "lsl %[v], %[v], %[t1]\n\t"
+            "smmlar %[t3], %[v], %[t2], %[t3]\n\t"
+            "add %[t3], %[t3], %[v], asr #31\n\t"
+            "ldr %[t1], [%[a], #44]\n\t"
+            "asr %[v], %[t3], %[t1]\n\t"
+            "ssat %[v], #8, %[v]\n\t"
+            "strb %[v], [%[o], %[j]]\n\t"
+            "add %[j], %[j], %[step]\n\t"
+            "subs %[n], %[n], #1\n\t"
+            "bne 1b\n\t"
+            : [v] "=&r"(v), [r] "=&r"(r), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3),
+              [j] "+r"(j), [n] "+r"(n)
+            : [s] "r"(stage), [rp] "r"(res), [o] "r"(out), [a] "r"(a), [voff] "r"(v_off),
+              [roff] "r"(r_off), [step] "r"(step)
+            : "cc", "memory");
+        return;
+    }
+#endif
+    for (k = 0; k < count; k++, j += step) {
+        int32_t v = stage[j], sv, sr, o;
+        if (clamp) {
+            v = MF_CLAMP(v, lo, hi);
+        }
+        sv = mf_fast_scale(v + v_off, a->v_lshift, a->v_mult, a->v_round, a->v_rshift);
+        sr = mf_fast_scale(res[j] + r_off, a->r_lshift, a->r_mult, a->r_round, a->r_rshift);
+        o = kind == MF_EP_ADDQ ? sv + sr : kind == MF_EP_SUBQ ? sv - sr : sr - sv;
+        o = mf_fast_scale(o, a->o_lshift, a->o_mult, a->o_round, a->o_rshift);
+        out[j] = (int8_t)MF_CLAMP(o, olo, ohi);
+    }
+#endif
+}
+
+/* The finishing pass of a pixel (or row) staged by mf_fast_blocks: clamp, epilogue, store, element
+ * by element (last to first when reversed: the residual is then read in decreasing order). */
+MF_INLINE void mf_fast_finish(const int8_t *stage, int32_t count, int clamp, int32_t lo, int32_t hi,
+                              const mf_epilogue_s8 *e, const mf_fast_addsub *aq, int kind,
+                              const int8_t *res, int8_t *out, int32_t first, int reverse)
+{
+    int32_t k;
+    if (kind >= MF_EP_ADDQ && e->pre == NULL && e->post == NULL) {
+        mf_fast_finish_addsub(stage, count, clamp, lo, hi, e, aq, kind, res + first, out, reverse);
+        return;
+    }
+#if MF_MVE
+    if (kind == MF_EP_NONE) {
+        mf_mve_finish_clamp(stage, count, lo, hi, out);
+        return;
+    }
+#endif
+    for (k = 0; k < count; k++) {
+        const int32_t j = reverse ? count - 1 - k : k;
+        int32_t v = stage[j];
+        if (clamp) {
+            v = MF_CLAMP(v, lo, hi);
+        }
+        out[j] = (int8_t)mf_fast_ep(e, aq, kind, v, res, first + j);
+    }
+}
+
+/* mf_fast_blocks through the stage, MF_STAGE_MAX channels at a time (last stage first when
+ * reversed), each stage finished (clamp, epilogue) into out[0 .. count): the channels of one
+ * pixel (or row), `wstep` weight words per block. A stage's input reads come after the previous
+ * stage's stores: the planner's pixel and row units are unstaged. */
+MF_INLINE void mf_fast_staged(const mf_seg *segs, int32_t nseg, const int8_t *base, const uint32_t *w,
+                              int32_t wstep, const int32_t *qb, int32_t blocks, int32_t lshift,
+                              int8_t *stage, int32_t count, int clamp, int32_t lo, int32_t hi,
+                              const mf_epilogue_s8 *e, const mf_fast_addsub *aq, int kind,
+                              const int8_t *res, int8_t *out, int32_t first, int reverse)
+{
+    const int32_t per = MF_STAGE_MAX / 4, stages = (blocks + per - 1) / per;
+    int32_t si;
+    for (si = 0; si < stages; si++) {
+        const int32_t st = reverse ? stages - 1 - si : si;
+        const int32_t b0 = st * per, nb = MF_MIN(per, blocks - b0), c0 = 4 * b0;
+        mf_fast_blocks(segs, nseg, base, w + b0 * wstep, qb + b0 * MF_Q_WORDS, nb, lshift, stage);
+        mf_fast_finish(stage, MF_MIN(4 * nb, count - c0), clamp, lo, hi, e, aq, kind, res, out + c0,
+                       first + c0, reverse);
+    }
+}
+
+#endif /* MF_FINISH_H */
