@@ -39,12 +39,6 @@ typedef struct {
     int32_t o_lshift, o_mult, o_round, o_rshift; /* o_round includes the output zero point */
 } mf_fast_addsub;
 
-/* A kernel's `addq` parameter as its table (NULL: the residual takes the reference steps). */
-MF_INLINE const mf_fast_addsub *mf_fast_addq(const int32_t *addq)
-{
-    return (const mf_fast_addsub *)(const void *)addq;
-}
-
 /* (x << lshift) * mult rounded, then divided by 2^rshift rounding ties away from zero, plus
  * whatever `rnd` adds beyond 2^(rshift-1) (see the top of this file). */
 MF_INLINE int32_t mf_fast_scale(int32_t x, int32_t lshift, int32_t mult, int32_t rnd, int32_t rshift)

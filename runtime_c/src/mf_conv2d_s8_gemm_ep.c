@@ -11,19 +11,19 @@ void mf_conv2d_s8_gemm_lut(const mf_conv2d_s8_gemm_ep_params *p, const int8_t *i
 
 void mf_conv2d_s8_gemm_add(const mf_conv2d_s8_gemm_ep_params *p, const int8_t *input, const int8_t *res, int8_t *output)
 {
-    const mf_fast_addsub *a = mf_fast_addq(p->k.addq);
+    const mf_fast_addsub *a = (const mf_fast_addsub *)(const void *)p->k.addq;
     mf_conv2d_s8_gemm_body(&p->k, &p->ep, a, a != NULL ? MF_EP_ADDQ : MF_EP_ADD, input, res, output);
 }
 
 void mf_conv2d_s8_gemm_sub(const mf_conv2d_s8_gemm_ep_params *p, const int8_t *input, const int8_t *res, int8_t *output)
 {
-    const mf_fast_addsub *a = mf_fast_addq(p->k.addq);
+    const mf_fast_addsub *a = (const mf_fast_addsub *)(const void *)p->k.addq;
     mf_conv2d_s8_gemm_body(&p->k, &p->ep, a, a != NULL ? MF_EP_SUBQ : MF_EP_SUB, input, res, output);
 }
 
 void mf_conv2d_s8_gemm_rsub(const mf_conv2d_s8_gemm_ep_params *p, const int8_t *input, const int8_t *res, int8_t *output)
 {
-    const mf_fast_addsub *a = mf_fast_addq(p->k.addq);
+    const mf_fast_addsub *a = (const mf_fast_addsub *)(const void *)p->k.addq;
     mf_conv2d_s8_gemm_body(&p->k, &p->ep, a, a != NULL ? MF_EP_RSUBQ : MF_EP_RSUB, input, res, output);
 }
 
