@@ -5,7 +5,9 @@
  * The fused reductions take either kind of conv: `dw` (a compile-time constant of each entry
  * point) says which member of the union holds the kernel. The geometry, batches to pad_w, is the
  * two params structs' common initial sequence (mf_conv.h), so it is read through either member
- * (C99 6.5.2.3); everything else is written through the member in use. */
+ * (C99 6.5.2.3); everything else is written through the member in use. The loops read the
+ * geometry from the params as given (mf_conv_s8_view), not from their working copy: gcc keeps a
+ * copy's fields in registers and spills them, 60-odd bytes more code per entry point. */
 #ifndef MF_CONV_PART_H
 #define MF_CONV_PART_H
 
@@ -20,6 +22,28 @@ typedef union {
     mf_conv2d_f32_params conv;
     mf_dwconv2d_f32_params dw;
 } mf_conv_f32_any;
+
+/* The params k of a conv (or depthwise) kernel seen as the union, to read their geometry only. */
+MF_INLINE const mf_conv_s8_any *mf_conv_s8_view(const void *k)
+{
+    return (const mf_conv_s8_any *)k;
+}
+
+MF_INLINE const mf_conv_f32_any *mf_conv_f32_view(const void *k)
+{
+    return (const mf_conv_f32_any *)k;
+}
+
+/* Input elements per image. */
+MF_INLINE int32_t mf_conv_s8_image(const mf_conv_s8_any *k)
+{
+    return k->conv.in_h * k->conv.in_w * k->conv.in_c;
+}
+
+MF_INLINE int32_t mf_conv_f32_image(const mf_conv_f32_any *k)
+{
+    return k->conv.in_h * k->conv.in_w * k->conv.in_c;
+}
 
 /* Make k compute one image's part of out_h x out_w pixels, stored densely. */
 MF_INLINE void mf_conv_s8_part(int dw, mf_conv_s8_any *k, int32_t out_h, int32_t out_w)

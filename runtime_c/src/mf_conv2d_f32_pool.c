@@ -8,40 +8,39 @@
 /* One loop for both conv kinds (dw, mf_conv_part.h): the unfused kernel's loop run on one conv
  * output row at a time, stored into its ring slot; then each pooled row with the pool's own
  * arithmetic (mf_pool_rows.h). */
-MF_INLINE void mf_pool_rows_f32_loop(int dw, mf_conv_f32_any *one, const mf_epilogue_f32 *ep,
-                                   const mf_pool_rows_f32 *q, int kind, const float *input,
-                                   const float *res, float *output, float *ring)
+MF_INLINE void mf_pool_rows_f32_loop(int dw, const mf_conv_f32_any *k, mf_conv_f32_any *one,
+                                     const mf_epilogue_f32 *ep, const mf_pool_rows_f32 *q, int kind,
+                                     const float *input, const float *res, float *output,
+                                     float *ring)
 {
     const mf_epilogue_f32 e = *ep;
-    const int32_t batches = one->conv.batches, conv_h = one->conv.out_h, conv_w = one->conv.out_w;
-    const int32_t channels = one->conv.out_c;
-    const int32_t row = conv_w * channels; /* elements of one conv row */
-    const int32_t image = one->conv.in_h * one->conv.in_w * one->conv.in_c;
-    const int32_t pad_h = one->conv.pad_h, pad_w = one->conv.pad_w, stride_h = one->conv.stride_h;
-    const int32_t out_stride = q->out_stride ? q->out_stride : channels;
+    const int32_t row = k->conv.out_w * k->conv.out_c; /* elements of one conv row */
+    const int32_t out_stride = q->out_stride ? q->out_stride : k->conv.out_c;
     float *out = output;
     int32_t n, py, px, c, y, x, next;
-    mf_conv_f32_part(dw, one, 1, conv_w);
-    for (n = 0; n < batches; n++) {
+    mf_conv_f32_part(dw, one, 1, k->conv.out_w);
+    for (n = 0; n < k->conv.batches; n++) {
         next = 0; /* the next conv row to compute */
         for (py = 0; py < q->out_h; py++) {
-            const mf_pool_span rows = mf_pool_clip(py * q->stride_h - q->pad_h, 0, q->filter_h, 1, conv_h, 1);
+            const mf_pool_span rows = mf_pool_clip(py * q->stride_h - q->pad_h, 0, q->filter_h, 1,
+                                                   k->conv.out_h, 1);
             next = MF_MAX(next, rows.y0); /* rows no window reads are skipped */
             for (; next < rows.y1; next++) {
-                mf_conv_f32_run(dw, one, pad_h - next * stride_h, pad_w, &e, kind, input + n * image,
-                               res != NULL ? res + (n * conv_h + next) * row : NULL,
+                mf_conv_f32_run(dw, one, k->conv.pad_h - next * k->conv.stride_h, k->conv.pad_w, &e, kind,
+                                input + n * mf_conv_f32_image(k),
+                               res != NULL ? res + (n * k->conv.out_h + next) * row : NULL,
                                ring + (next % q->ring_rows) * row);
             }
             for (px = 0; px < q->out_w; px++, out += out_stride) {
                 const mf_pool_span s = mf_pool_clip(py * q->stride_h - q->pad_h, px * q->stride_w - q->pad_w,
-                                                    q->filter_h, q->filter_w, conv_h, conv_w);
+                                                    q->filter_h, q->filter_w, k->conv.out_h, k->conv.out_w);
                 const int32_t count = (s.y1 - s.y0) * (s.x1 - s.x0);
-                for (c = 0; c < channels; c++) {
+                for (c = 0; c < k->conv.out_c; c++) {
                     float acc = q->average ? 0.0f : -FLT_MAX;
                     for (y = s.y0; y < s.y1; y++) {
                         const float *slot = ring + (y % q->ring_rows) * row + c;
                         for (x = s.x0; x < s.x1; x++) {
-                            const float v = slot[x * channels];
+                            const float v = slot[x * k->conv.out_c];
                             acc = q->average ? acc + v : (v > acc ? v : acc);
                         }
                     }
@@ -56,19 +55,19 @@ MF_INLINE void mf_pool_rows_f32_loop(int dw, mf_conv_f32_any *one, const mf_epil
 }
 
 MF_INLINE void mf_conv2d_f32_pool_body(const mf_conv2d_f32_pool_params *p, int kind, const float *input,
-                                  const float *res, float *output, float *ring)
+                                       const float *res, float *output, float *ring)
 {
     mf_conv_f32_any one;
     one.conv = p->k;
-    mf_pool_rows_f32_loop(0, &one, &p->ep, &p->pool, kind, input, res, output, ring);
+    mf_pool_rows_f32_loop(0, mf_conv_f32_view(&p->k), &one, &p->ep, &p->pool, kind, input, res, output, ring);
 }
 
 MF_INLINE void mf_dwconv2d_f32_pool_body(const mf_dwconv2d_f32_pool_params *p, int kind, const float *input,
-                                    const float *res, float *output, float *ring)
+                                         const float *res, float *output, float *ring)
 {
     mf_conv_f32_any one;
     one.dw = p->k;
-    mf_pool_rows_f32_loop(1, &one, &p->ep, &p->pool, kind, input, res, output, ring);
+    mf_pool_rows_f32_loop(1, mf_conv_f32_view(&p->k), &one, &p->ep, &p->pool, kind, input, res, output, ring);
 }
 
 void mf_conv2d_f32_pool(const mf_conv2d_f32_pool_params *p, const float *input, float *output, void *scratch)

@@ -23,34 +23,30 @@ MF_INLINE void mf_gap_s8_finish(const mf_gap_s8 *g, const int32_t *sums, int8_t 
 
 /* One loop for both conv kinds (dw, mf_conv_part.h): the unfused kernel's loop run on one output
  * pixel at a time, its channels stored in the output (one pixel per image) and summed. */
-MF_INLINE void mf_gap_s8_loop(int dw, mf_conv_s8_any *one, const mf_epilogue_s8 *ep, const mf_gap_s8 *g,
-                              int kind, const int8_t *input, const int8_t *res, int8_t *output,
-                              int32_t *sums)
+MF_INLINE void mf_gap_s8_loop(int dw, const mf_conv_s8_any *k, mf_conv_s8_any *one,
+                              const mf_epilogue_s8 *ep, const mf_gap_s8 *g, int kind,
+                              const int8_t *input, const int8_t *res, int8_t *output, int32_t *sums)
 {
     const mf_epilogue_s8 e = *ep;
-    const int32_t batches = one->conv.batches, out_h = one->conv.out_h, out_w = one->conv.out_w;
-    const int32_t channels = one->conv.out_c;
-    const int32_t image = one->conv.in_h * one->conv.in_w * one->conv.in_c;
-    const int32_t pad_h = one->conv.pad_h, pad_w = one->conv.pad_w;
-    const int32_t stride_h = one->conv.stride_h, stride_w = one->conv.stride_w;
     int32_t n, oy, ox, c;
     mf_conv_s8_part(dw, one, 1, 1);
-    for (n = 0; n < batches; n++) {
-        int8_t *out = output + n * channels;
-        for (c = 0; c < channels; c++) {
+    for (n = 0; n < k->conv.batches; n++) {
+        int8_t *out = output + n * k->conv.out_c;
+        for (c = 0; c < k->conv.out_c; c++) {
             sums[c] = 0;
         }
-        for (oy = 0; oy < out_h; oy++) {
-            for (ox = 0; ox < out_w; ox++) {
-                const int32_t pixel = (n * out_h + oy) * out_w + ox;
-                mf_conv_s8_run(dw, one, pad_h - oy * stride_h, pad_w - ox * stride_w, &e, kind,
-                               input + n * image, res != NULL ? res + pixel * channels : NULL, out);
-                for (c = 0; c < channels; c++) {
+        for (oy = 0; oy < k->conv.out_h; oy++) {
+            for (ox = 0; ox < k->conv.out_w; ox++) {
+                const int32_t pixel = (n * k->conv.out_h + oy) * k->conv.out_w + ox;
+                mf_conv_s8_run(dw, one, k->conv.pad_h - oy * k->conv.stride_h,
+                               k->conv.pad_w - ox * k->conv.stride_w, &e, kind, input + n * mf_conv_s8_image(k),
+                               res != NULL ? res + pixel * k->conv.out_c : NULL, out);
+                for (c = 0; c < k->conv.out_c; c++) {
                     sums[c] += out[c];
                 }
             }
         }
-        mf_gap_s8_finish(g, sums, out, channels);
+        mf_gap_s8_finish(g, sums, out, k->conv.out_c);
     }
 }
 
@@ -59,7 +55,7 @@ MF_INLINE void mf_conv2d_s8_gap_body(const mf_conv2d_s8_gap_params *p, int kind,
 {
     mf_conv_s8_any one;
     one.conv = p->k;
-    mf_gap_s8_loop(0, &one, &p->ep, &p->gap, kind, input, res, output, sums);
+    mf_gap_s8_loop(0, mf_conv_s8_view(&p->k), &one, &p->ep, &p->gap, kind, input, res, output, sums);
 }
 
 MF_INLINE void mf_dwconv2d_s8_gap_body(const mf_dwconv2d_s8_gap_params *p, int kind, const int8_t *input,
@@ -67,7 +63,7 @@ MF_INLINE void mf_dwconv2d_s8_gap_body(const mf_dwconv2d_s8_gap_params *p, int k
 {
     mf_conv_s8_any one;
     one.dw = p->k;
-    mf_gap_s8_loop(1, &one, &p->ep, &p->gap, kind, input, res, output, sums);
+    mf_gap_s8_loop(1, mf_conv_s8_view(&p->k), &one, &p->ep, &p->gap, kind, input, res, output, sums);
 }
 
 void mf_conv2d_s8_gap(const mf_conv2d_s8_gap_params *p, const int8_t *input, int8_t *output, void *scratch)
