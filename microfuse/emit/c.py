@@ -98,10 +98,12 @@ def _describe(call: Call, offsets: dict[Tensor, int]) -> str:
     return f"op {idx} {call.label} '{first.name}' {ins} -> {outs}".replace("*/", "* /")
 
 
-def _view(i: int, call: Call, offsets: dict[Tensor, int], scratch_offset: int | None) -> _CallView:
+def _view(i: int, call: Call, offsets: dict[Tensor, int], scratch_offset: int | None,
+          backward: bool) -> _CallView:
     prefix = f"call{i}"
     arrays, fields = [], []
-    for key, value in call.params.items():
+    params = {**call.params, call.reverse_key: 1} if backward else call.params  # the plan's direction
+    for key, value in params.items():
         if isinstance(value, ConstArray):
             data = np.asarray(value.data)
             cname = f"{prefix}_{value.name}"
@@ -153,7 +155,7 @@ def emit(compiled, out: Path) -> None:
     plan, name = compiled.plan, compiled.name
     offsets = plan.offsets
     scratch = {id(op): off for op, (off, _) in plan.scratch.items()}
-    views = [_view(i, c, offsets, scratch.get(id(c.sources[0])))
+    views = [_view(i, c, offsets, scratch.get(id(c.op)), c.op in plan.backward)
              for i, c in enumerate(compiled.calls)]
     graph = compiled.graph
     context = dict(

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ..errors import ArenaLimitError, PlanError
+from ..errors import ArenaLimitError, MicrofuseError, PlanError
 from ..ir import Graph, Op, Tensor, short_name
 from . import allocate, check, liveness, schedule
 from .liveness import Buffer, Buffers, Pair
@@ -179,4 +179,18 @@ def _plan_from(bufs: Buffers, pl: _Placement, base: _Placement, align: int) -> P
                 scratch, backward, uses, align, _peak_step(bufs, pl))
 
 
-__all__ = ["Plan", "BufferInfo", "OverlapUse", "Savings", "plan", "PlanError"]
+def peak_bound(graph: Graph, scratch: Callable[[Op], int] | None = None) -> int:
+    """The overlap-aware bound on the arena peak in the graph's own op order (with each op's
+    kernel scratch when `scratch(op)` gives it): what the fusion cost model weighs; 0 for a
+    graph the planner cannot take."""
+    try:
+        bufs = liveness.build(graph, scratch)
+    except MicrofuseError:
+        return 0
+    order = list(graph.ops)
+    life = liveness.lifetimes(bufs, order)
+    _, overlap = liveness.step_bytes(bufs, order, life, liveness.live_pairs(bufs, order, life))
+    return max(overlap, default=0)
+
+
+__all__ = ["Plan", "BufferInfo", "OverlapUse", "Savings", "plan", "peak_bound", "PlanError"]

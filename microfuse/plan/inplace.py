@@ -30,9 +30,10 @@ row-major order):
   channel k of the pixel and then re-read the window for channel k + 1 (the simple
   channel loop), so a pixel's output never lands on its own window. pad_top / pad_left
   are ops/common.py window_pads (SAME, VALID, or EXPLICIT from a folded PAD).
-  A conv fused with its global pool / MEAN (last epilogue step "gap") gets no overlap:
-  its kernel uses the output as one pixel's buffer while it still reads every input.
-  Nor does a conv fused row by row with its max / average pool (last step "pool").
+  A conv fused with its global pool / MEAN (CONV_GAP, ops/internal.py) is not listed (no
+  overlap): its kernel uses the output as one pixel's buffer while it still reads every
+  input. Nor is a conv fused row by row with its pool (CONV_POOL): it reads input rows far
+  ahead of the pooled row it writes.
 - FULLY_CONNECTED: unit = batch row b (input row of `depth` elements, output row of
   `units` elements). Unstaged: output element o may be stored as soon as it is
   computed, before the row is read again for o + 1.
@@ -194,10 +195,6 @@ def access(op: Op, slot: int) -> Access | None:
         return None
     t = op.inputs[slot]
     if t is None or t.is_const:
-        return None
-    if op.fused and op.fused[-1].kind in ("gap", "pool"):
-        # a conv fused with its global pool stores each pixel in the output first; one fused
-        # with a local pool (row by row) reads input rows far ahead of the pooled row it writes
         return None
     return decl(op, slot)
 
