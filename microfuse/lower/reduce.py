@@ -37,7 +37,8 @@ def gap_params(op: Op, lw) -> dict[str, object]:
     mean = lower_mean(src, lw).params  # the unfused MEAN's constants, so the arithmetic is its own
     if mean["count"] != count:
         raise UnsupportedError(f"{src.where} '{src.name}': MEAN reduces {mean['count']} values, not {count}")
-    return {"gap.count": count, "gap.mean": 1, "gap.in_zero_point": mean["input_zero_point"],
+    return {"gap.count": count, "gap.mean": 1, "gap.act_min": 0, "gap.act_max": 0,  # MEAN: no clamp to read
+            "gap.in_zero_point": mean["input_zero_point"],
             "gap.multiplier": mean["multiplier"], "gap.shift": mean["shift"],
             "gap.out_zero_point": mean["output_zero_point"]}
 
