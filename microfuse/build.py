@@ -7,9 +7,11 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from . import lower as lowering
 from . import ops, passes, plan
+from .boards import arena_limit, load_board
 from .lower import Lowerer
 from .errors import ArenaLimitError, MicrofuseError, UnsupportedError
 from .ir import Graph
@@ -144,9 +146,6 @@ def _ops_at_peak(memory: plan.Plan) -> list:
 def _arena_limit(options: Options) -> int | None:
     if options.board is None:
         return options.arena_limit
-    from .boards import load_board
-    from .targets.runner import arena_limit
-
     return arena_limit(load_board(options.board), options.arena_limit)
 
 
@@ -173,24 +172,11 @@ def _check_replaceable(out: Path) -> None:
                              "choose another -o")
 
 
-def _firmware(compiled: Compiled, out: Path) -> dict:
-    """For a firmware board: build out/firmware/NAME.elf; the report's board and firmware sections."""
-    if compiled.options.board is None:
-        return {}
-    from .boards import load_board
-    from .targets.firmware import build_firmware, size
-
-    board = load_board(compiled.options.board)
-    info = {"board": {"name": board.name, "flash_bytes": board.flash_bytes, "sram_bytes": board.sram_bytes}}
-    if board.is_host:
-        return info
-    elf = build_firmware(board, out, compiled.name, out / "firmware")
-    (out / "firmware" / "mf_glue.c").unlink()  # harness glue: keeps `cc $(find OUT -name '*.c')` working
-    return {**info, "firmware": {"elf": f"firmware/{elf.name}", **size(elf)}}
-
-
-def build(model: str | Path | bytes | Graph, out_dir: str | Path, options: Options = Options()) -> Compiled:
-    """Compile and write the library into out_dir atomically: all files or none."""
+def build(model: str | Path | bytes | Graph, out_dir: str | Path, options: Options = Options(),
+          sections: Callable[[Compiled, Path], dict] | None = None) -> Compiled:
+    """Compile and write the library into out_dir atomically: all files or none. `sections`
+    (compiled, staging folder) -> more report sections, run before the folder is moved in
+    place: microfuse.targets.firmware.build_with_firmware builds a board's firmware there."""
     from .emit import c as emit_c
 
     compiled = compile_model(model, options)
@@ -200,7 +186,7 @@ def build(model: str | Path | bytes | Graph, out_dir: str | Path, options: Optio
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
         emit_c.emit(compiled, staging)
-        emit_c.write_report(compiled, staging, **_firmware(compiled, staging))
+        emit_c.write_report(compiled, staging, **(sections(compiled, staging) if sections else {}))
         if out.exists():
             shutil.rmtree(out)
         staging.rename(out)

@@ -15,8 +15,6 @@ the first conflict.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from .. import ops as opdefs
@@ -24,9 +22,8 @@ from .. import views
 from ..errors import PlanError
 from ..ir import Graph, Op, Tensor
 from .inplace import Access, access
+from .result import Plan
 
-if TYPE_CHECKING:
-    from . import Plan
 
 FREE = -1
 Region = slice | np.ndarray  # the arena bytes of a tensor: a run, or (a slice) positions
