@@ -99,7 +99,8 @@ def _lower_all(graph: Graph, lowerer: Lowerer) -> dict[int, lowering.Call]:
 def _plan(graph: Graph, calls: dict[int, lowering.Call], limit: int | None = None) -> plan.Plan:
     return plan.plan(graph, arena_limit=limit,
                      scratch=lambda op: calls[id(op)].scratch if id(op) in calls else 0,
-                     allow_backward=lambda op: id(op) in calls and calls[id(op)].reversible)
+                     allow_backward=lambda op: id(op) in calls and calls[id(op)].reversible,
+                     access=lambda op: calls[id(op)].spec.access if id(op) in calls else None)
 
 
 def _choose_kernels(graph: Graph, lowerer: Lowerer) -> dict[int, lowering.Call]:
@@ -128,7 +129,7 @@ def _choose_kernels(graph: Graph, lowerer: Lowerer) -> dict[int, lowering.Call]:
 
 def _same_footprint(a: lowering.Call, b: lowering.Call) -> bool:
     """The planner sees two calls alike (the same scratch and the same freedom to run backward)."""
-    return a.scratch == b.scratch and a.reversible == b.reversible
+    return a.scratch == b.scratch and a.reversible == b.reversible and a.spec.access == b.spec.access
 
 
 def _ops_at_peak(memory: plan.Plan) -> list:

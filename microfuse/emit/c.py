@@ -60,8 +60,7 @@ def c_value(v: object) -> str:
 
 def c_array_body(data: np.ndarray, per_line: int = 16) -> str:
     flat = np.ascontiguousarray(data).reshape(-1)
-    fmt = c_float if flat.dtype == np.float32 else (lambda v: str(int(v)))
-    items = [fmt(v) for v in flat.tolist()]
+    items = list(map(c_float if flat.dtype == np.float32 else str, flat.tolist()))  # tolist: Python ints
     return "\n".join("    " + ", ".join(items[i:i + per_line]) + "," for i in range(0, len(items), per_line))
 
 

@@ -215,6 +215,12 @@ def _shortcut(x: np.ndarray, want: np.ndarray, pre_shift: int, mult: int, shift:
     return lshift, mult, rnd, rshift
 
 
+def distinct(x: np.ndarray) -> np.ndarray:
+    """The sorted distinct values of x (by sorting: numpy's hash-based unique is far slower here)."""
+    s = np.sort(x)
+    return s[np.concatenate(([True], s[1:] != s[:-1]))]
+
+
 def fast_addsub(op: Op) -> ConstArray | str:
     """The mf_fast_addsub table of a fused residual ADD / SUB, when the shortcut rescaling gives
     TFLite's result for every pair of int8 values (checked exhaustively); else "NULL" (the
@@ -237,8 +243,7 @@ def fast_addsub(op: Op) -> ConstArray | str:
         sides.append((x, _reference_scale(x, ls, int(m), int(s)), found))
     (_, sv, vq), (_, sr, rq) = sides
     diff = (sv[:, None] - sr[None, :]).ravel()  # SUB; RSUB is its negation
-    # every reachable raw value (repeats are harmless: the check is element-wise)
-    raw = np.concatenate([(sv[:, None] + sr[None, :]).ravel(), diff, -diff])
+    raw = distinct(np.concatenate([(sv[:, None] + sr[None, :]).ravel(), diff, -diff]))
     om, os_, zo = int(ep["ep.output_multiplier"]), int(ep["ep.output_shift"]), int(ep["ep.output_offset"])
     oq = _shortcut(raw, _reference_scale(raw, 0, om, os_), 0, om, os_, extra_round=zo)
     if oq is None:

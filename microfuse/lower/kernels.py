@@ -28,9 +28,10 @@ from .call import Call
 from .common import gap_scratch, pool_scratch
 
 MAC_COST = 3  # reference kernels: load weight, load input, multiply-accumulate
-# access orders (plan/inplace.py): element i read, element i written; output pixel after its
-# input window; output row after its input row. None: the output may not overlap any input.
-ELEMENT, WINDOW, ROW = "element-wise", "pixel window", "row"
+# access orders, the clauses of plan/inplace.py's contract: element i read, element i written
+# (BINARY: of each operand with the output's shape); output pixel after its input window; output
+# row after its input row. None: the output may not overlap any input.
+ELEMENT, BINARY, WINDOW, ROW = "element-wise", "element-wise binary", "pixel window", "row"
 CODE_BYTES_FILE = Path(__file__).with_name("code_bytes.json")
 
 
@@ -159,10 +160,10 @@ PARAMS: dict[str, tuple] = {
 }
 
 _SPECS = [
-    KernelSpec('mf_add_f32', 'mf_binary_f32_params', 'mf_binary_f32.c', access=ELEMENT),
-    KernelSpec('mf_add_f32_k', 'mf_binary_f32_params', 'mf_binary_f32.c', base='mf_add_f32', variant='k', access=ELEMENT),
-    KernelSpec('mf_add_s8', 'mf_addsub_s8_params', 'mf_binary_s8.c', access=ELEMENT),
-    KernelSpec('mf_add_s8_k', 'mf_addsub_s8_params', 'mf_binary_s8.c', base='mf_add_s8', variant='k', access=ELEMENT),
+    KernelSpec('mf_add_f32', 'mf_binary_f32_params', 'mf_binary_f32.c', access=BINARY),
+    KernelSpec('mf_add_f32_k', 'mf_binary_f32_params', 'mf_binary_f32.c', base='mf_add_f32', variant='k', access=BINARY),
+    KernelSpec('mf_add_s8', 'mf_addsub_s8_params', 'mf_binary_s8.c', access=BINARY),
+    KernelSpec('mf_add_s8_k', 'mf_addsub_s8_params', 'mf_binary_s8.c', base='mf_add_s8', variant='k', access=BINARY),
     KernelSpec('mf_batch_to_space_f32', 'mf_space_batch_params', 'mf_space_batch.c'),
     KernelSpec('mf_batch_to_space_s8', 'mf_space_batch_params', 'mf_space_batch.c'),
     KernelSpec('mf_concat_f32', 'mf_concat_params', 'mf_concat.c'),
@@ -288,10 +289,10 @@ _SPECS = [
     KernelSpec('mf_lut_u8_s8', 'mf_lut_params', 'mf_lut_s8.c', access=ELEMENT),
     KernelSpec('mf_mean_f32', 'mf_mean_params', 'mf_mean.c'),
     KernelSpec('mf_mean_s8', 'mf_mean_params', 'mf_mean.c'),
-    KernelSpec('mf_mul_f32', 'mf_binary_f32_params', 'mf_binary_f32.c', access=ELEMENT),
-    KernelSpec('mf_mul_f32_k', 'mf_binary_f32_params', 'mf_binary_f32.c', base='mf_mul_f32', variant='k', access=ELEMENT),
-    KernelSpec('mf_mul_s8', 'mf_mul_s8_params', 'mf_binary_s8.c', access=ELEMENT),
-    KernelSpec('mf_mul_s8_k', 'mf_mul_s8_params', 'mf_binary_s8.c', base='mf_mul_s8', variant='k', access=ELEMENT),
+    KernelSpec('mf_mul_f32', 'mf_binary_f32_params', 'mf_binary_f32.c', access=BINARY),
+    KernelSpec('mf_mul_f32_k', 'mf_binary_f32_params', 'mf_binary_f32.c', base='mf_mul_f32', variant='k', access=BINARY),
+    KernelSpec('mf_mul_s8', 'mf_mul_s8_params', 'mf_binary_s8.c', access=BINARY),
+    KernelSpec('mf_mul_s8_k', 'mf_mul_s8_params', 'mf_binary_s8.c', base='mf_mul_s8', variant='k', access=BINARY),
     KernelSpec('mf_pad_f32', 'mf_pad_params', 'mf_pad.c'),
     KernelSpec('mf_pad_s8', 'mf_pad_params', 'mf_pad.c'),
     KernelSpec('mf_pool_avg_f32', 'mf_pool_f32_params', 'mf_pool_avg_f32.c', access=WINDOW),
@@ -311,10 +312,10 @@ _SPECS = [
     KernelSpec('mf_softmax_s8', 'mf_softmax_s8_params', 'mf_softmax_s8.c'),
     KernelSpec('mf_space_to_batch_f32', 'mf_space_batch_params', 'mf_space_batch.c'),
     KernelSpec('mf_space_to_batch_s8', 'mf_space_batch_params', 'mf_space_batch.c'),
-    KernelSpec('mf_sub_f32', 'mf_binary_f32_params', 'mf_binary_f32.c', access=ELEMENT),
-    KernelSpec('mf_sub_f32_k', 'mf_binary_f32_params', 'mf_binary_f32.c', base='mf_sub_f32', variant='k', access=ELEMENT),
-    KernelSpec('mf_sub_s8', 'mf_addsub_s8_params', 'mf_binary_s8.c', access=ELEMENT),
-    KernelSpec('mf_sub_s8_k', 'mf_addsub_s8_params', 'mf_binary_s8.c', base='mf_sub_s8', variant='k', access=ELEMENT),
+    KernelSpec('mf_sub_f32', 'mf_binary_f32_params', 'mf_binary_f32.c', access=BINARY),
+    KernelSpec('mf_sub_f32_k', 'mf_binary_f32_params', 'mf_binary_f32.c', base='mf_sub_f32', variant='k', access=BINARY),
+    KernelSpec('mf_sub_s8', 'mf_addsub_s8_params', 'mf_binary_s8.c', access=BINARY),
+    KernelSpec('mf_sub_s8_k', 'mf_addsub_s8_params', 'mf_binary_s8.c', base='mf_sub_s8', variant='k', access=BINARY),
     KernelSpec('mf_tanh_f32', 'mf_unary_f32_params', 'mf_unary_f32.c', access=ELEMENT),
 ]
 

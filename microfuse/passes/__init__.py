@@ -21,7 +21,7 @@ class Context:
 
     optimize: str = "balanced"
     catalog: Catalog | None = None
-    peak: Callable | None = None  # (graph, scratch) -> the planner's arena bound in graph order
+    peak: Callable | None = None  # (graph, scratch, access) -> the planner's arena bound in graph order
     log: list = field(default_factory=list)  # pattern.Decision, in the order they were made
     cost: CostModel | None = field(default=None, init=False)
 

@@ -73,7 +73,7 @@ class CostModel:
 
     def __init__(self, catalog: Catalog, peak: Callable | None = None):
         self.catalog = catalog
-        self.peak = peak  # (graph, scratch) -> arena bound; None: the peak is not weighed
+        self.peak = peak  # (graph, scratch, access) -> arena bound; None: the peak is not weighed
 
     def call(self, op: Op):
         return self.catalog.call(op)
@@ -90,8 +90,13 @@ class CostModel:
             flash += call.const_bytes
             kernels[call.kernel] = call.spec.code_bytes
         flash += sum(kernels.values())
-        peak = self.peak(graph, self.scratch) if self.peak is not None else 0
+        peak = self.peak(graph, self.scratch, self.access) if self.peak is not None else 0
         return Estimate(instructions, moved, peak, flash)
+
+    def access(self, op: Op) -> str | None:
+        """The access order the op's kernel declares (plan/inplace.py), None without a call."""
+        call = self.call(op)
+        return call.spec.access if call is not None else None
 
     def scratch(self, op: Op) -> int:
         call = self.call(op)

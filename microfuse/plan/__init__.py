@@ -17,7 +17,7 @@ from typing import Callable
 
 from ..errors import ArenaLimitError, MicrofuseError, PlanError
 from ..ir import Graph, Op, Tensor, short_name
-from . import allocate, check, liveness, schedule
+from . import allocate, check, inplace, liveness, schedule
 from .liveness import Buffer, Buffers, Pair
 from .result import BufferInfo, OverlapUse, Plan, Savings
 
@@ -79,17 +79,20 @@ def _limit_error(plan: Plan, limit: int) -> ArenaLimitError:
 def plan(graph: Graph, arena_limit: int | None = None, align: int = 16,
          scratch: Callable[[Op], int] | None = None,
          allow_backward: bool | Callable[[Op], bool] = True,
-         seed: int = 0, max_states: int = 20_000) -> Plan:
+         seed: int = 0, max_states: int = 20_000,
+         access: Callable[[Op], str | None] = inplace.reference_access) -> Plan:
     """Plan the arena for `graph` (see the module docstring); raise PlanError over `arena_limit`.
 
     scratch(op) gives the bytes of scratch an op's kernel needs during its step.
     allow_backward (for all ops, or per op) says which kernels can run last unit first;
-    False keeps every kernel running forward (fewer overlaps).
+    False keeps every kernel running forward (fewer overlaps). access(op) is the access order
+    the op's kernel declares (KernelSpec.access; by default its reference kernel's).
     """
     if align < 1:
         raise PlanError(f"alignment must be a positive number of bytes, got {align}")
     backward = allow_backward if callable(allow_backward) else (lambda op: bool(allow_backward))
-    bufs = liveness.build(graph, scratch, backward)
+    orders = {op: access(op) for op in graph.ops}
+    bufs = liveness.build(graph, scratch, backward, orders.get)
     given = list(graph.ops)
     chosen = schedule.best_order(bufs, max_states)
     tried = [_place(bufs, given, align, seed)]
@@ -97,6 +100,7 @@ def plan(graph: Graph, arena_limit: int | None = None, align: int = 16,
         tried.append(_place(bufs, chosen, align, seed))
     pl = min(tried, key=lambda p: p.arena)  # the graph's order on ties
     result = _plan_from(bufs, pl, tried[0], align)
+    result.access = orders
     check.check(graph, result)
     if arena_limit is not None and result.arena_bytes > arena_limit:
         raise _limit_error(result, arena_limit)
@@ -125,12 +129,13 @@ def _plan_from(bufs: Buffers, pl: _Placement, base: _Placement, align: int) -> P
                 scratch, backward, uses, align, _peak_step(bufs, pl))
 
 
-def peak_bound(graph: Graph, scratch: Callable[[Op], int] | None = None) -> int:
+def peak_bound(graph: Graph, scratch: Callable[[Op], int] | None = None,
+               access: Callable[[Op], str | None] = inplace.reference_access) -> int:
     """The overlap-aware bound on the arena peak in the graph's own op order (with each op's
     kernel scratch when `scratch(op)` gives it): what the fusion cost model weighs; 0 for a
     graph the planner cannot take."""
     try:
-        bufs = liveness.build(graph, scratch)
+        bufs = liveness.build(graph, scratch, access=access)
     except MicrofuseError:
         return 0
     order = list(graph.ops)

@@ -233,7 +233,7 @@ def _replay_overlaps(op: Op, step: int, plan: Plan) -> set[Tensor]:
             continue
         if views.is_slice(t) or views.is_slice(out):
             continue  # undeclared for slices: the input must stay intact, checked after the stores
-        acc = access(op, slot)
+        acc = access(op, slot, plan.access.get(op))
         if acc is None:
             continue  # undeclared: the input must stay intact, checked after the stores
         backward = op in plan.backward
@@ -246,6 +246,6 @@ def _replay_overlaps(op: Op, step: int, plan: Plan) -> set[Tensor]:
         done.add(t)
     # a tensor read through several slots is safe only if every slot was replayed
     for slot, t in enumerate(op.inputs):
-        if t in done and access(op, slot) is None:
+        if t in done and access(op, slot, plan.access.get(op)) is None:
             done.discard(t)
     return done

@@ -57,6 +57,7 @@ class Plan:
     overlaps: list[OverlapUse] = field(default_factory=list)
     align: int = 16
     peak_step: int = 0
+    access: dict[Op, str | None] = field(default_factory=dict)  # each op's kernel's access order
 
     def alive_at(self, step: int) -> list[BufferInfo]:
         return [b for b in self.buffers if b.first <= step <= b.last]
