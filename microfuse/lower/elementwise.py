@@ -12,7 +12,7 @@ from ..ops.elementwise import broadcast_shape
 from ..quant import activation_range, activation_range_float, quantize_multiplier
 from .call import Call, ConstArray
 from .common import ADD_LEFT_SHIFT, addsub_multipliers, qp
-from .kernels import make, variant_of
+from .kernels import BINARY, KernelSpec, declare, make, variant_of
 from .registry import lowering
 
 MAX_DIMS = 6  # mf_elementwise.h MF_MAX_DIMS
@@ -96,6 +96,31 @@ def lower_binary_f32(op: Op, lw) -> Call:
     lo, hi = activation_range_float(op.attrs.activation)
     params = dict(b=broadcast_params(a, b, out, op), act_min=lo, act_max=hi)
     return _binary_call(op, BINARY_F32[op.kind], params)
+
+
+# -- MAXIMUM, MINIMUM (runtime_c/src/mf_minmax.c): TFLM compares the stored values, int8 too ---------
+
+declare({"mf_minmax_s8_params": ("b", "constant", "constant_index"),
+         "mf_minmax_f32_params": ("b", "constant", "constant_index")},
+        KernelSpec("mf_maximum_s8", "mf_minmax_s8_params", "mf_minmax.c", access=BINARY),
+        KernelSpec("mf_minimum_s8", "mf_minmax_s8_params", "mf_minmax.c", access=BINARY),
+        KernelSpec("mf_maximum_f32", "mf_minmax_f32_params", "mf_minmax.c", access=BINARY),
+        KernelSpec("mf_minimum_f32", "mf_minmax_f32_params", "mf_minmax.c", access=BINARY),
+        KernelSpec("mf_maximum_s8_k", "mf_minmax_s8_params", "mf_minmax.c", "mf_maximum_s8", "k", access=BINARY),
+        KernelSpec("mf_minimum_s8_k", "mf_minmax_s8_params", "mf_minmax.c", "mf_minimum_s8", "k", access=BINARY),
+        KernelSpec("mf_maximum_f32_k", "mf_minmax_f32_params", "mf_minmax.c", "mf_maximum_f32", "k", access=BINARY),
+        KernelSpec("mf_minimum_f32_k", "mf_minmax_f32_params", "mf_minmax.c", "mf_minimum_f32", "k", access=BINARY),
+        defaults={"mf_minmax_s8_params": {"constant": "NULL", "constant_index": 0},
+                  "mf_minmax_f32_params": {"constant": "NULL", "constant_index": 0}})
+MINMAX = {("MAXIMUM", INT8): "mf_maximum_s8", ("MINIMUM", INT8): "mf_minimum_s8",
+          ("MAXIMUM", FLOAT32): "mf_maximum_f32", ("MINIMUM", FLOAT32): "mf_minimum_f32"}
+
+
+@lowering("MAXIMUM", INT8, FLOAT32)
+@lowering("MINIMUM", INT8, FLOAT32)
+def lower_minmax(op: Op, lw) -> Call:
+    a, b = op.inputs
+    return _binary_call(op, MINMAX[(op.kind, a.dtype)], dict(b=broadcast_params(a, b, op.outputs[0], op)))
 
 
 def lut_call(ops: list[Op], table: np.ndarray) -> Call:

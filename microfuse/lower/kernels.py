@@ -335,6 +335,18 @@ DEFAULTS: dict[str, dict[str, object]] = {
 }
 
 SPECS: dict[str, KernelSpec] = {s.name: s for s in _SPECS}
+
+
+def declare(params: dict[str, tuple], *specs: KernelSpec, defaults: dict | None = None) -> None:
+    """Declare an op family's params structs and kernels from its own lowering module (what a
+    new op adds, docs/adding-an-op.md): one KernelSpec per C entry point, each name once."""
+    for s in specs:
+        if s.name in SPECS:
+            raise ValueError(f"kernel {s.name} is declared twice")
+    PARAMS.update(params)
+    DEFAULTS.update(defaults or {})
+    _SPECS.extend(specs)
+    SPECS.update({s.name: s for s in specs})
 CODE_BYTES: dict[str, int] = json.loads(CODE_BYTES_FILE.read_text()) if CODE_BYTES_FILE.exists() else {}
 
 
