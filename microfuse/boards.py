@@ -94,6 +94,17 @@ _HOST_REQUIRED = ("description", "cpu", "compiler", "cflags")
 _COMPILERS = ("gcc", "arm-none-eabi-gcc")
 
 
+HARNESS_RESERVE = 1024  # bytes of SRAM the firmware harness needs besides the arena and stack
+
+
+def arena_limit(board: Board, user_limit: int | None) -> int | None:
+    """The arena bytes a board leaves (its SRAM less stack and harness), and the user's limit."""
+    limits = [user_limit] if user_limit is not None else []
+    if not board.is_host:
+        limits.append(board.sram_bytes - board.stack_bytes - HARNESS_RESERVE)
+    return min(limits) if limits else None
+
+
 def list_boards(boards_dir: Path | None = None) -> list[str]:
     """Names of all board folders that hold a board.toml, sorted."""
     root = boards_dir or BOARDS_DIR

@@ -7,9 +7,12 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from . import lower as lowering
 from . import ops, passes, plan
+from .boards import arena_limit, load_board
+from .lower import Lowerer
 from .errors import ArenaLimitError, MicrofuseError, UnsupportedError
 from .ir import Graph
 from .tflite import reader
@@ -56,19 +59,26 @@ def load(model: str | Path | bytes) -> Graph:
     """Read a model, refuse what cannot be compiled (all problems at once), verify the IR."""
     graph = reader.read(model)
     ops.check_supported(graph)  # first: shape rules assume the constraints hold
-    graph.verify()
+    ops.verify(graph)
     return graph
+
+
+def pass_context(optimize: str, lowerer: Lowerer | None = None) -> passes.Context:
+    """The passes' context: the kernel catalog (a Lowerer of the level, shared with the
+    kernel choice so each op is lowered once) and the planner's arena bound."""
+    return passes.Context(optimize, lowerer or Lowerer(optimize), plan.peak_bound)
 
 
 def compile_model(model: str | Path | bytes | Graph, options: Options = Options()) -> Compiled:
     check_name(options.name)
     source = model if isinstance(model, Graph) else load(model)
-    context = passes.Context(options.optimize)
+    lowerer = Lowerer(options.optimize)
+    context = pass_context(options.optimize, lowerer)
     graph = passes.run_passes(source, only=list(options.passes) if options.passes else None,
                               fuse=options.fuse, context=context)
     ops.check_supported(graph)
     _check_io(graph)
-    calls = _choose_kernels(graph, options.optimize)
+    calls = _choose_kernels(graph, lowerer)
     try:
         memory = _plan(graph, calls, _arena_limit(options))
     except ArenaLimitError as e:
@@ -76,32 +86,33 @@ def compile_model(model: str | Path | bytes | Graph, options: Options = Options(
                  if options.board else "")
         raise ArenaLimitError(f"{e} ({where}--optimize size may need less; `microfuse build` without "
                               "the limit writes report.html with the memory timeline)") from None
-    for op in memory.backward:
-        calls[id(op)].params[calls[id(op)].reverse_key] = 1
     ordered = [calls[id(op)] for op in memory.order if id(op) in calls]
     path = "" if isinstance(model, (bytes, Graph)) else str(model)
     return Compiled(options.name, source, graph, ordered, memory, options, path,
                     fusion=context.decisions())
 
 
-def _lower_all(graph: Graph, level: str) -> dict[int, lowering.Call]:
-    with lowering.optimizing(level):  # picks the kernel variants (lower/fast.py)
-        return {id(op): lowering.lower(op) for op in graph.ops if not ops.REGISTRY[op.kind].alias}
+def _lower_all(graph: Graph, lowerer: Lowerer) -> dict[int, lowering.Call]:
+    return {id(op): lowerer.lower(op) for op in graph.ops if not ops.REGISTRY[op.kind].alias}
 
 
 def _plan(graph: Graph, calls: dict[int, lowering.Call], limit: int | None = None) -> plan.Plan:
     return plan.plan(graph, arena_limit=limit,
                      scratch=lambda op: calls[id(op)].scratch if id(op) in calls else 0,
-                     allow_backward=lambda op: id(op) in calls and calls[id(op)].reversible)
+                     allow_backward=lambda op: id(op) in calls and calls[id(op)].reversible,
+                     access=lambda op: calls[id(op)].spec.access if id(op) in calls else None)
 
 
-def _choose_kernels(graph: Graph, level: str) -> dict[int, lowering.Call]:
-    """Kernel per op. `balanced` keeps the arena the reference kernels reach: fast kernels
-    (scratch, no in-place runs) only where they don't raise the peak."""
-    calls = _lower_all(graph, level)
-    if level != "balanced":
+def _choose_kernels(graph: Graph, lowerer: Lowerer) -> dict[int, lowering.Call]:
+    """Kernel per op (the passes' lowerer: its memo already holds most calls). `balanced` keeps
+    the arena the reference kernels reach: fast kernels (scratch, no in-place runs) only where
+    they don't raise the peak."""
+    calls = _lower_all(graph, lowerer)
+    if lowerer.level != "balanced":
         return calls
-    small = _lower_all(graph, "size")
+    small = _lower_all(graph, lowerer.at("size"))
+    if all(_same_footprint(calls[k], small[k]) for k in calls):
+        return calls  # same scratch and direction everywhere: the plans are the same
     target = _plan(graph, small).arena_bytes
     while (memory := _plan(graph, calls)).arena_bytes > target:
         swaps = [op for op in _ops_at_peak(memory)  # aliases (no call) have nothing to swap
@@ -114,6 +125,11 @@ def _choose_kernels(graph: Graph, level: str) -> dict[int, lowering.Call]:
         best = swaps[min(trials)[2]]
         calls[id(best)] = small[id(best)]
     return calls
+
+
+def _same_footprint(a: lowering.Call, b: lowering.Call) -> bool:
+    """The planner sees two calls alike (the same scratch and the same freedom to run backward)."""
+    return a.scratch == b.scratch and a.reversible == b.reversible and a.spec.access == b.spec.access
 
 
 def _ops_at_peak(memory: plan.Plan) -> list:
@@ -131,9 +147,6 @@ def _ops_at_peak(memory: plan.Plan) -> list:
 def _arena_limit(options: Options) -> int | None:
     if options.board is None:
         return options.arena_limit
-    from .boards import load_board
-    from .targets.runner import arena_limit
-
     return arena_limit(load_board(options.board), options.arena_limit)
 
 
@@ -160,24 +173,11 @@ def _check_replaceable(out: Path) -> None:
                              "choose another -o")
 
 
-def _firmware(compiled: Compiled, out: Path) -> dict:
-    """For a firmware board: build out/firmware/NAME.elf; the report's board and firmware sections."""
-    if compiled.options.board is None:
-        return {}
-    from .boards import load_board
-    from .targets.firmware import build_firmware, size
-
-    board = load_board(compiled.options.board)
-    info = {"board": {"name": board.name, "flash_bytes": board.flash_bytes, "sram_bytes": board.sram_bytes}}
-    if board.is_host:
-        return info
-    elf = build_firmware(board, out, compiled.name, out / "firmware")
-    (out / "firmware" / "mf_glue.c").unlink()  # harness glue: keeps `cc $(find OUT -name '*.c')` working
-    return {**info, "firmware": {"elf": f"firmware/{elf.name}", **size(elf)}}
-
-
-def build(model: str | Path | bytes | Graph, out_dir: str | Path, options: Options = Options()) -> Compiled:
-    """Compile and write the library into out_dir atomically: all files or none."""
+def build(model: str | Path | bytes | Graph, out_dir: str | Path, options: Options = Options(),
+          sections: Callable[[Compiled, Path], dict] | None = None) -> Compiled:
+    """Compile and write the library into out_dir atomically: all files or none. `sections`
+    (compiled, staging folder) -> more report sections, run before the folder is moved in
+    place: microfuse.targets.firmware.build_with_firmware builds a board's firmware there."""
     from .emit import c as emit_c
 
     compiled = compile_model(model, options)
@@ -187,7 +187,7 @@ def build(model: str | Path | bytes | Graph, out_dir: str | Path, options: Optio
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
         emit_c.emit(compiled, staging)
-        emit_c.write_report(compiled, staging, **_firmware(compiled, staging))
+        emit_c.write_report(compiled, staging, **(sections(compiled, staging) if sections else {}))
         if out.exists():
             shutil.rmtree(out)
         staging.rename(out)

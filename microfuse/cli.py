@@ -96,7 +96,7 @@ def _build_arguments(p: argparse.ArgumentParser) -> None:
 def _build(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from .build import build
+    from .targets.firmware import build_with_firmware as build
 
     options = replace(_options(args), board=args.board)
     out = args.output or f"out/{options.name}"
@@ -184,7 +184,7 @@ def _flash_arguments(p: argparse.ArgumentParser) -> None:
 def _flash(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from .build import build
+    from .targets.firmware import build_with_firmware as build
     from .targets.flash import flash
 
     options = replace(_options(args), board=args.board)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Callable
 
 import numpy as np
 
@@ -78,17 +78,21 @@ class Tensor:
         return f"Tensor({self.name!r}, {list(self.shape)}, {self.dtype})"
 
 
+class OpAttrs:
+    """Base of every op family's attrs dataclass (microfuse/ops/attrs.py, ops/internal.py)."""
+
+
 @dataclass(eq=False)
 class Op:
     """One operation: a TFLite builtin kind with typed attrs and the tensors it links."""
 
-    kind: str  # TFLite builtin name, e.g. "CONV_2D"
+    kind: str  # TFLite builtin name, e.g. "CONV_2D", or an internal kind (ops/internal.py)
     inputs: list[Tensor | None]  # None marks an omitted optional input (TFLite's -1)
     outputs: list[Tensor]
-    attrs: Any = None  # the op family's attrs dataclass (see microfuse.ops)
+    attrs: OpAttrs | None = None  # the op family's attrs dataclass (see microfuse.ops)
     name: str = ""
     index: int = -1  # operator index in the source .tflite, -1 if made by a pass
-    fused: list[Any] = field(default_factory=list)  # epilogue steps absorbed by fusion
+    fused: list[Epilogue] = field(default_factory=list)  # epilogue steps absorbed by fusion
 
     @property
     def where(self) -> str:
@@ -97,6 +101,68 @@ class Op:
 
     def __repr__(self) -> str:
         return f"Op({self.index}, {self.kind}, {self.name!r})"
+
+
+@dataclass(frozen=True, eq=False)
+class Epilogue:
+    """One step applied, in registers, to each value the fused kernel would have stored.
+
+    kind "unary": a chain of unary element-wise ops (int8: one lookup table); "add", "sub",
+    "mul": a binary op whose other operand (`operand`, same shape as the output) is read at
+    the same index. `input` is the value flowing in (the tensor the unfused chain stored),
+    `output` what the step produces; `sources` are the absorbed ops, in order.
+    """
+
+    kind: str
+    sources: tuple[Op, ...]
+    input: Tensor
+    output: Tensor
+    operand: Tensor | None = None
+    operand_slot: int = 1  # the operand's input slot in the binary op (0: it is input 1)
+
+    @property
+    def label(self) -> str:
+        return "+".join(op.kind.lower() for op in self.sources)
+
+
+def own_output(op: Op) -> Tensor:
+    """The tensor the op itself computes before any epilogue (its output when unfused)."""
+    return op.fused[0].input if op.fused else op.outputs[0]
+
+
+def first_operand_slot(op: Op) -> int:
+    """Where epilogue operands start in op.inputs (the planner's contract in plan/inplace.py)."""
+    return 1 if op.kind in ("AVERAGE_POOL_2D", "MAX_POOL_2D") else 3
+
+
+def with_step(op: Op, step: Epilogue) -> Op:
+    """A copy of `op` that also applies `step`: it writes the step's output, and a binary
+    step's operand joins its inputs after the weight/bias slots."""
+    inputs = list(op.inputs)
+    if step.operand is not None:
+        inputs += [None] * (first_operand_slot(op) - len(inputs))
+        inputs.append(step.operand)
+    fused = list(op.fused)
+    if fused and fused[-1].kind == "unary" and step.kind == "unary":
+        last = fused.pop()  # consecutive unary ops are one step (one table for int8)
+        step = Epilogue("unary", last.sources + step.sources, last.input, step.output)
+    return Op(op.kind, inputs, [step.output], op.attrs, op.name, op.index, [*fused, step])
+
+
+def split(op: Op) -> tuple[Epilogue | None, Epilogue | None, Epilogue | None]:
+    """(unary before, binary, unary after) of a fused op's epilogue; raise on other shapes."""
+    steps = list(op.fused)
+    pre = steps.pop(0) if steps and steps[0].kind == "unary" else None
+    binary = steps.pop(0) if steps and steps[0].kind != "unary" else None
+    post = steps.pop(0) if steps and steps[0].kind == "unary" else None
+    if steps:
+        raise ValueError(f"{op.where}: epilogue {[s.kind for s in op.fused]} has more than one binary step")
+    if binary is None and pre is not None:
+        pre, post = None, pre
+    return pre, binary, post
+
+
+Inferred = list[tuple[tuple[int, ...], "DType | None"]]  # per output: shape, dtype (None: the tensor's)
 
 
 @dataclass(eq=False)
@@ -135,8 +201,10 @@ class Graph:
         """Tensors that need arena memory: everything that is not a constant."""
         return [t for t in self.tensors() if not t.is_const]
 
-    def verify(self) -> None:
-        """Check the invariants; raise ModelError naming the first broken one."""
+    def verify(self, infer: Callable[[Op], Inferred] | None = None) -> None:
+        """Check the invariants; raise ModelError naming the first broken one. With `infer`
+        (the op registry's shape rules, microfuse.ops.verify passes them) outputs must also
+        have the shape and dtype their op gives."""
         available = {id(t) for t in self.inputs}
         produced: set[int] = set()
         for step, op in enumerate(self.ops):
@@ -151,7 +219,8 @@ class Graph:
                     raise ModelError(f"{op.where}: tensor '{t.name}' is written twice")
                 produced.add(id(t))
                 available.add(id(t))
-            _check_shapes(op)
+            if infer is not None:
+                _check_shapes(op, infer(op))
         for t in self.outputs:
             if id(t) not in available and not t.is_const:
                 raise ModelError(f"graph output '{t.name}' is never produced")
@@ -163,11 +232,8 @@ def short_name(name: str, limit: int = 40) -> str:
     return first if len(first) <= limit else first[:limit - 3] + "..."
 
 
-def _check_shapes(op: Op) -> None:
+def _check_shapes(op: Op, expected: Inferred) -> None:
     """Outputs must have the shape and dtype the op's own rule gives."""
-    from . import ops as opdefs  # late import: ops depends on ir
-
-    expected = opdefs.infer(op)
     for t, (shape, dtype) in zip(op.outputs, expected):
         if tuple(t.shape) != tuple(shape) or (dtype is not None and t.dtype != dtype):
             raise ModelError(

@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 
 from .boards import Board, load_board
-from .build import Compiled, Options, build
+from .build import Compiled, Options
 from .errors import MicrofuseError, TargetError
 from .progress import progress
 from .targets import open_session
-from .targets.firmware import build_firmware
+from .targets.firmware import build_firmware, build_with_firmware as build
 from .targets.runner import open_runner
 from .verify import make_samples
 

@@ -10,7 +10,8 @@ from typing import Callable
 import numpy as np
 
 from . import oracle
-from .build import Compiled, Options, build
+from .build import Compiled, Options
+from .targets.firmware import build_with_firmware as build
 from .ir import DType, Graph, Tensor
 from .progress import Tick, progress
 

@@ -8,8 +8,8 @@ strided, and only kernels with an output stride field can write it (lower/conv.p
 The planner (plan/liveness.py) puts a slice in its base's buffer at `offset`; the checker
 (plan/check.py) proves every slice sits where the concatenation needs it.
 
-CONCAT_VIEW is the eliminated CONCATENATION: its inputs are the slices of its output, so it
-costs no call and no copy (an alias in the op registry); it keeps the data flow explicit.
+CONCAT_VIEW (ops/internal.py) is the eliminated CONCATENATION: its inputs are the slices of
+its output, so it costs no call and no copy (an alias); it keeps the data flow explicit.
 """
 
 from __future__ import annotations
@@ -18,11 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import ops as opdefs
 from .ir import Op, Tensor
-from .ops.attrs import ConcatAttrs
-
-CONCAT_VIEW = "CONCAT_VIEW"
+from .ops.internal import CONCAT_VIEW  # noqa: F401  (the view op's kind, registered there)
 
 
 @dataclass(eq=False, repr=False)
@@ -93,11 +90,3 @@ def make_slice(t: Tensor, base: Tensor, layout: tuple[int, int, int, int]) -> Sl
         stride = row_bytes  # one run: contiguous whatever the axis
     return Slice(t.name, tuple(t.shape), t.dtype, t.quant, None, t.index, base=base, offset=offset,
                  rows=rows, row_bytes=row_bytes, stride=stride)
-
-
-def _infer_view(op: Op):
-    return opdefs.REGISTRY["CONCATENATION"].infer(op)
-
-
-opdefs.register(opdefs.OpDef(CONCAT_VIEW, ConcatAttrs, _infer_view, dtypes=frozenset(opdefs.DType),
-                             alias=True))

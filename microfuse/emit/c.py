@@ -60,8 +60,7 @@ def c_value(v: object) -> str:
 
 def c_array_body(data: np.ndarray, per_line: int = 16) -> str:
     flat = np.ascontiguousarray(data).reshape(-1)
-    fmt = c_float if flat.dtype == np.float32 else (lambda v: str(int(v)))
-    items = [fmt(v) for v in flat.tolist()]
+    items = list(map(c_float if flat.dtype == np.float32 else str, flat.tolist()))  # tolist: Python ints
     return "\n".join("    " + ", ".join(items[i:i + per_line]) + "," for i in range(0, len(items), per_line))
 
 
@@ -98,10 +97,12 @@ def _describe(call: Call, offsets: dict[Tensor, int]) -> str:
     return f"op {idx} {call.label} '{first.name}' {ins} -> {outs}".replace("*/", "* /")
 
 
-def _view(i: int, call: Call, offsets: dict[Tensor, int], scratch_offset: int | None) -> _CallView:
+def _view(i: int, call: Call, offsets: dict[Tensor, int], scratch_offset: int | None,
+          backward: bool) -> _CallView:
     prefix = f"call{i}"
     arrays, fields = [], []
-    for key, value in call.params.items():
+    params = {**call.params, call.reverse_key: 1} if backward else call.params  # the plan's direction
+    for key, value in params.items():
         if isinstance(value, ConstArray):
             data = np.asarray(value.data)
             cname = f"{prefix}_{value.name}"
@@ -153,7 +154,7 @@ def emit(compiled, out: Path) -> None:
     plan, name = compiled.plan, compiled.name
     offsets = plan.offsets
     scratch = {id(op): off for op, (off, _) in plan.scratch.items()}
-    views = [_view(i, c, offsets, scratch.get(id(c.sources[0])))
+    views = [_view(i, c, offsets, scratch.get(id(c.op)), c.op in plan.backward)
              for i, c in enumerate(compiled.calls)]
     graph = compiled.graph
     context = dict(

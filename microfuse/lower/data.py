@@ -8,7 +8,9 @@ import numpy as np
 from ..errors import UnsupportedError
 from ..ir import DType, Op, Tensor
 from ..quant import quantize_multiplier
-from . import Call, lowering
+from .call import Call
+from .kernels import make
+from .registry import lowering
 
 INT8, FLOAT32 = DType.INT8, DType.FLOAT32
 PAD_DIMS, MEAN_DIMS, CONCAT_MAX = 5, 6, 16  # mf_data.h limits
@@ -39,7 +41,7 @@ def _elements(shape) -> int:
 
 
 @lowering("PAD", INT8, FLOAT32)
-def lower_pad(op: Op) -> Call:
+def lower_pad(op: Op, lw) -> Call:
     src, dst = op.inputs[0], op.outputs[0]
     rank = len(src.shape)
     if rank > PAD_DIMS:
@@ -52,11 +54,11 @@ def lower_pad(op: Op) -> Call:
                   out_shape=_c_array((1,) * lead + tuple(dst.shape)),
                   before=_c_array([0] * lead + [int(p[0]) for p in pads]),
                   pad_value=_zero_point(dst))
-    return Call(f"mf_pad_{_suffix(src, op)}", "mf_pad_params", params, [src], [dst], [op], ("mf_pad.c",))
+    return make(f"mf_pad_{_suffix(src, op)}", params, [src], [dst], [op])
 
 
 @lowering("CONCATENATION", INT8, FLOAT32)
-def lower_concat(op: Op) -> Call:
+def lower_concat(op: Op, lw) -> Call:
     dst = op.outputs[0]
     if dst.dtype == INT8 and any(t.quant != dst.quant for t in op.inputs):
         # TFLM copies int8 bytes and refuses (at prepare) inputs quantized unlike the output
@@ -70,8 +72,7 @@ def lower_concat(op: Op) -> Call:
     outer = _elements(dst.shape[:axis])
     chunks = [_elements(t.shape[axis:]) for t in op.inputs]
     params = dict(n_inputs=len(op.inputs), outer=outer, chunk=_c_array(chunks))
-    return Call(f"mf_concat_{_suffix(dst, op)}", "mf_concat_params", params, list(op.inputs), [dst], [op],
-                ("mf_concat.c",))
+    return make(f"mf_concat_{_suffix(dst, op)}", params, list(op.inputs), [dst], [op])
 
 
 def mean_multiplier(s_in: float, s_out: float, count: int) -> tuple[int, int]:
@@ -82,7 +83,7 @@ def mean_multiplier(s_in: float, s_out: float, count: int) -> tuple[int, int]:
 
 
 @lowering("MEAN", INT8, FLOAT32)
-def lower_mean(op: Op) -> Call:
+def lower_mean(op: Op, lw) -> Call:
     src, dst = op.inputs[0], op.outputs[0]
     rank = len(src.shape)
     if rank > MEAN_DIMS:
@@ -102,7 +103,7 @@ def lower_mean(op: Op) -> Call:
         mult, shift = mean_multiplier(float(src.quant.scale[0]), float(dst.quant.scale[0]), count)
         params.update(input_zero_point=_zero_point(src), output_zero_point=_zero_point(dst),
                       multiplier=mult, shift=shift)
-    return Call(f"mf_mean_{_suffix(src, op)}", "mf_mean_params", params, [src], [dst], [op], ("mf_mean.c",))
+    return make(f"mf_mean_{_suffix(src, op)}", params, [src], [dst], [op])
 
 
 def _space_batch(op: Op, kernel: str) -> Call:
@@ -114,15 +115,14 @@ def _space_batch(op: Op, kernel: str) -> Call:
                   # TFLM pads with an output offset it never initializes (arena garbage); the
                   # meaningful value, as in TFLite, is the output zero point
                   pad_value=_zero_point(dst))
-    return Call(f"{kernel}_{_suffix(src, op)}", "mf_space_batch_params", params, [src], [dst], [op],
-                ("mf_space_batch.c",))
+    return make(f"{kernel}_{_suffix(src, op)}", params, [src], [dst], [op])
 
 
 @lowering("SPACE_TO_BATCH_ND", INT8, FLOAT32)
-def lower_space_to_batch(op: Op) -> Call:
+def lower_space_to_batch(op: Op, lw) -> Call:
     return _space_batch(op, "mf_space_to_batch")
 
 
 @lowering("BATCH_TO_SPACE_ND", INT8, FLOAT32)
-def lower_batch_to_space(op: Op) -> Call:
+def lower_batch_to_space(op: Op, lw) -> Call:
     return _space_batch(op, "mf_batch_to_space")

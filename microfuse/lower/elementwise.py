@@ -10,25 +10,21 @@ from ..errors import UnsupportedError
 from ..ir import DType, Op, Tensor
 from ..ops.elementwise import broadcast_shape
 from ..quant import activation_range, activation_range_float, quantize_multiplier
-from . import Call, ConstArray, lowering
+from .call import Call, ConstArray
+from .common import ADD_LEFT_SHIFT, addsub_multipliers, qp
+from .kernels import BINARY, KernelSpec, declare, make, variant_of
+from .registry import lowering
 
 MAX_DIMS = 6  # mf_elementwise.h MF_MAX_DIMS
 INT8, FLOAT32, UINT8 = DType.INT8, DType.FLOAT32, DType.UINT8
-ADD_LEFT_SHIFT = 20  # TFLM's int8 ADD/SUB headroom
-
-
-def _f32(x) -> np.float32:
-    return np.float32(x)
+ADDSUB_S8 = {"ADD": "mf_add_s8", "SUB": "mf_sub_s8"}
+BINARY_F32 = {"ADD": "mf_add_f32", "SUB": "mf_sub_f32", "MUL": "mf_mul_f32"}
+UNARY_F32 = {"RELU": "mf_relu_f32", "RELU6": "mf_relu6_f32", "LEAKY_RELU": "mf_leaky_relu_f32",
+             "HARD_SWISH": "mf_hard_swish_f32", "LOGISTIC": "mf_logistic_f32", "TANH": "mf_tanh_f32"}
 
 
 def _c_array(values) -> str:
     return "{" + ", ".join(str(int(v)) for v in values) + "}"
-
-
-def _qp(t: Tensor, op: Op) -> tuple[float, int]:
-    if t.quant is None or len(t.quant.scale) != 1:
-        raise UnsupportedError(f"{op.where} '{op.name}': tensor '{t.name}' needs per-tensor quantization")
-    return float(t.quant.scale[0]), int(t.quant.zero_point[0])
 
 
 def broadcast_params(a: Tensor, b: Tensor, out: Tensor, op: Op) -> str:
@@ -51,87 +47,86 @@ def broadcast_params(a: Tensor, b: Tensor, out: Tensor, op: Op) -> str:
             f"{_c_array(strides(b))} }}")
 
 
-def _smaller_than_one(real: float, what: str, op: Op) -> tuple[int, int]:
-    if not 0.0 < real < 1.0:
-        raise UnsupportedError(f"{op.where} '{op.name}': {what} multiplier {real:g} is outside (0, 1) "
-                               "(TFLM rejects these scales)")
-    return quantize_multiplier(real)
-
-
-def _addsub_multipliers(op: Op, s1: float, s2: float, s_out: float) -> list[tuple[int, int]]:
-    """Per-input and output multipliers: ADD computes them in double, SUB in float (as TFLM)."""
-    if op.kind == "ADD":
-        twice = 2.0 * max(s1, s2)
-        reals = (s1 / twice, s2 / twice, twice / ((1 << ADD_LEFT_SHIFT) * s_out))
-    else:
-        twice = _f32(2.0) * max(_f32(s1), _f32(s2))
-        reals = (float(_f32(s1) / twice), float(_f32(s2) / twice),
-                 float(twice / (_f32(1 << ADD_LEFT_SHIFT) * _f32(s_out))))
-    return [_smaller_than_one(r, w, op) for r, w in zip(reals, ("input 1", "input 2", "output"))]
-
-
-def _binary_files(dtype: DType) -> tuple[str, ...]:
-    return ("mf_binary_s8.c",) if dtype == INT8 else ("mf_binary_f32.c",)
-
-
-def _binary_call(op: Op, kernel: str, params_type: str, params: dict) -> Call:
-    """The call, with a constant operand moved into the params (the `_k` kernel variant)."""
+def _binary_call(op: Op, kernel: str, params: dict) -> Call:
+    """The call, with a constant operand moved into the params (the kernel's "k" variant)."""
     a, b = op.inputs
-    dtype = a.dtype
     consts = [i for i, t in enumerate((a, b)) if t.is_const]
     if len(consts) == 2:
         raise UnsupportedError(f"{op.where} '{op.name}': both operands are constants (not folded)")
     if not consts:
-        return Call(kernel, params_type, params, [a, b], list(op.outputs), [op], _binary_files(dtype))
+        return make(kernel, params, [a, b], op.outputs, [op])
     k = consts[0]
-    data = np.asarray((a, b)[k].data).astype(dtype.np)
+    data = np.asarray((a, b)[k].data).astype(a.dtype.np)
     params = dict(params, constant=ConstArray("constant", data), constant_index=k)
-    return Call(kernel + "_k", params_type, params, [(a, b)[1 - k]], list(op.outputs), [op],
-                _binary_files(dtype))
+    return make(variant_of(kernel, "k").name, params, [(a, b)[1 - k]], op.outputs, [op])
 
 
 @lowering("ADD", INT8)
 @lowering("SUB", INT8)
-def lower_addsub_s8(op: Op) -> Call:
+def lower_addsub_s8(op: Op, lw) -> Call:
     a, b = op.inputs
     out = op.outputs[0]
-    (s1, z1), (s2, z2), (so, zo) = _qp(a, op), _qp(b, op), _qp(out, op)
-    (m1, sh1), (m2, sh2), (mo, sho) = _addsub_multipliers(op, s1, s2, so)
+    (s1, z1), (s2, z2), (so, zo) = qp(a, op), qp(b, op), qp(out, op)
+    (m1, sh1), (m2, sh2), (mo, sho) = addsub_multipliers(op, s1, s2, so)
     lo, hi = activation_range(op.attrs.activation, out)
     params = dict(b=broadcast_params(a, b, out, op), input1_offset=-z1, input2_offset=-z2, output_offset=zo,
                   left_shift=ADD_LEFT_SHIFT, input1_multiplier=m1, input1_shift=sh1, input2_multiplier=m2,
                   input2_shift=sh2, output_multiplier=mo, output_shift=sho, act_min=lo, act_max=hi)
-    return _binary_call(op, f"mf_{op.kind.lower()}_s8", "mf_addsub_s8_params", params)
+    return _binary_call(op, ADDSUB_S8[op.kind], params)
 
 
 @lowering("MUL", INT8)
-def lower_mul_s8(op: Op) -> Call:
+def lower_mul_s8(op: Op, lw) -> Call:
     a, b = op.inputs
     out = op.outputs[0]
-    (s1, z1), (s2, z2), (so, zo) = _qp(a, op), _qp(b, op), _qp(out, op)
+    (s1, z1), (s2, z2), (so, zo) = qp(a, op), qp(b, op), qp(out, op)
     mult, shift = quantize_multiplier(s1 * s2 / so)
     lo, hi = activation_range(op.attrs.activation, out)
     params = dict(b=broadcast_params(a, b, out, op), input1_offset=-z1, input2_offset=-z2, output_offset=zo,
                   output_multiplier=mult, output_shift=shift, act_min=lo, act_max=hi)
-    return _binary_call(op, "mf_mul_s8", "mf_mul_s8_params", params)
+    return _binary_call(op, "mf_mul_s8", params)
 
 
 @lowering("ADD", FLOAT32)
 @lowering("SUB", FLOAT32)
 @lowering("MUL", FLOAT32)
-def lower_binary_f32(op: Op) -> Call:
+def lower_binary_f32(op: Op, lw) -> Call:
     a, b = op.inputs
     out = op.outputs[0]
     lo, hi = activation_range_float(op.attrs.activation)
     params = dict(b=broadcast_params(a, b, out, op), act_min=lo, act_max=hi)
-    return _binary_call(op, f"mf_{op.kind.lower()}_f32", "mf_binary_f32_params", params)
+    return _binary_call(op, BINARY_F32[op.kind], params)
+
+
+# -- MAXIMUM, MINIMUM (runtime_c/src/mf_minmax.c): TFLM compares the stored values, int8 too ---------
+
+declare({"mf_minmax_s8_params": ("b", "constant", "constant_index"),
+         "mf_minmax_f32_params": ("b", "constant", "constant_index")},
+        KernelSpec("mf_maximum_s8", "mf_minmax_s8_params", "mf_minmax.c", access=BINARY),
+        KernelSpec("mf_minimum_s8", "mf_minmax_s8_params", "mf_minmax.c", access=BINARY),
+        KernelSpec("mf_maximum_f32", "mf_minmax_f32_params", "mf_minmax.c", access=BINARY),
+        KernelSpec("mf_minimum_f32", "mf_minmax_f32_params", "mf_minmax.c", access=BINARY),
+        KernelSpec("mf_maximum_s8_k", "mf_minmax_s8_params", "mf_minmax.c", "mf_maximum_s8", "k", access=BINARY),
+        KernelSpec("mf_minimum_s8_k", "mf_minmax_s8_params", "mf_minmax.c", "mf_minimum_s8", "k", access=BINARY),
+        KernelSpec("mf_maximum_f32_k", "mf_minmax_f32_params", "mf_minmax.c", "mf_maximum_f32", "k", access=BINARY),
+        KernelSpec("mf_minimum_f32_k", "mf_minmax_f32_params", "mf_minmax.c", "mf_minimum_f32", "k", access=BINARY),
+        defaults={"mf_minmax_s8_params": {"constant": "NULL", "constant_index": 0},
+                  "mf_minmax_f32_params": {"constant": "NULL", "constant_index": 0}})
+MINMAX = {("MAXIMUM", INT8): "mf_maximum_s8", ("MINIMUM", INT8): "mf_minimum_s8",
+          ("MAXIMUM", FLOAT32): "mf_maximum_f32", ("MINIMUM", FLOAT32): "mf_minimum_f32"}
+
+
+@lowering("MAXIMUM", INT8, FLOAT32)
+@lowering("MINIMUM", INT8, FLOAT32)
+def lower_minmax(op: Op, lw) -> Call:
+    a, b = op.inputs
+    return _binary_call(op, MINMAX[(op.kind, a.dtype)], dict(b=broadcast_params(a, b, op.outputs[0], op)))
 
 
 def lut_call(ops: list[Op], table: np.ndarray) -> Call:
     """mf_lut_s8 applying `table` from the first op's input to the last op's output."""
     src, dst = ops[0].inputs[0], ops[-1].outputs[0]
-    return Call("mf_lut_s8", "mf_lut_params", dict(size=src.elements, lut=ConstArray("lut", table)),
-                [src], [dst], list(ops), ("mf_lut_s8.c",))
+    return make("mf_lut_s8", dict(size=src.elements, lut=ConstArray("lut", table)), [src], [dst], ops)
 
 
 @lowering("RELU", INT8)
@@ -140,7 +135,7 @@ def lut_call(ops: list[Op], table: np.ndarray) -> Call:
 @lowering("HARD_SWISH", INT8)
 @lowering("LOGISTIC", INT8)
 @lowering("TANH", INT8)
-def lower_unary_s8(op: Op) -> Call:
+def lower_unary_s8(op: Op, lw) -> Call:
     return lut_call([op], luts.lut_for(op))
 
 
@@ -150,38 +145,34 @@ def lower_unary_s8(op: Op) -> Call:
 @lowering("HARD_SWISH", FLOAT32)
 @lowering("LOGISTIC", FLOAT32)
 @lowering("TANH", FLOAT32)
-def lower_unary_f32(op: Op) -> Call:
+def lower_unary_f32(op: Op, lw) -> Call:
     src, dst = op.inputs[0], op.outputs[0]
     alpha = float(op.attrs.alpha) if op.kind == "LEAKY_RELU" else 0.0
-    return Call(f"mf_{op.kind.lower()}_f32", "mf_unary_f32_params", dict(size=src.elements, alpha=alpha),
-                [src], [dst], [op], ("mf_unary_f32.c",))
+    return make(UNARY_F32[op.kind], dict(size=src.elements, alpha=alpha), [src], [dst], [op])
 
 
 @lowering("QUANTIZE", FLOAT32, INT8, UINT8)
-def lower_quantize(op: Op) -> Call:
+def lower_quantize(op: Op, lw) -> Call:
     src, dst = op.inputs[0], op.outputs[0]
-    s_out, z_out = _qp(dst, op)
+    s_out, z_out = qp(dst, op)
     if src.dtype == FLOAT32 and dst.dtype == INT8:
-        return Call("mf_quantize_f32_s8", "mf_affine_params", dict(size=src.elements, scale=s_out, zero_point=z_out),
-                    [src], [dst], [op], ("mf_quantize_f32.c",))
+        return make("mf_quantize_f32_s8", dict(size=src.elements, scale=s_out, zero_point=z_out), [src], [dst], [op])
     if src.dtype == INT8 and dst.dtype == INT8:
         return lut_call([op], luts.lut_for(op))
     kernels = {(UINT8, INT8): "mf_lut_u8_s8", (INT8, UINT8): "mf_lut_s8_u8"}
     kernel = kernels.get((src.dtype, dst.dtype))
     if kernel is None:
         raise UnsupportedError(f"{op.where} '{op.name}': QUANTIZE from {src.dtype} to {dst.dtype} is not supported")
-    s_in, z_in = _qp(src, op)
+    s_in, z_in = qp(src, op)
     table = luts.byte_table(luts.requantize_fn(s_in, z_in, s_out, z_out), src.dtype, dst.dtype)
-    return Call(kernel, "mf_lut_params", dict(size=src.elements, lut=ConstArray("lut", table)),
-                [src], [dst], [op], ("mf_lut_s8.c",))
+    return make(kernel, dict(size=src.elements, lut=ConstArray("lut", table)), [src], [dst], [op])
 
 
 @lowering("DEQUANTIZE", INT8, UINT8)
-def lower_dequantize(op: Op) -> Call:
+def lower_dequantize(op: Op, lw) -> Call:
     src, dst = op.inputs[0], op.outputs[0]
     if dst.dtype != FLOAT32:
         raise UnsupportedError(f"{op.where} '{op.name}': DEQUANTIZE to {dst.dtype} is not supported")
-    scale, zp = _qp(src, op)
+    scale, zp = qp(src, op)
     kernel = "mf_dequantize_s8_f32" if src.dtype == INT8 else "mf_dequantize_u8_f32"
-    return Call(kernel, "mf_affine_params", dict(size=src.elements, scale=scale, zero_point=zp),
-                [src], [dst], [op], ("mf_dequantize_f32.c",))
+    return make(kernel, dict(size=src.elements, scale=scale, zero_point=zp), [src], [dst], [op])

@@ -1,4 +1,4 @@
-"""Kernel variants and params of fused ops' epilogues (runtime_c/include/mf_epilogue.h).
+"""The variant and params of fused ops' epilogues (runtime_c/include/mf_epilogue.h).
 
 An int8 epilogue is [table] -> [ADD | SUB | RSUB | MUL with a residual] -> [table]; its
 constants are exactly what the unfused ops' lowerings compute (lower/elementwise.py), so the
@@ -7,18 +7,14 @@ fused kernel is bit-exact with the unfused chain. A float epilogue is a list of 
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import Callable
-
 import numpy as np
 
 from .. import lut as luts
 from ..errors import UnsupportedError
-from ..ir import DType, Op, Tensor
-from ..passes.epilogue import Epilogue, split
+from ..ir import DType, Epilogue, Op, Tensor, split
 from ..quant import activation_range, activation_range_float, quantize_multiplier
-from . import ConstArray
-from .elementwise import ADD_LEFT_SHIFT, _addsub_multipliers, _qp
+from .call import ConstArray
+from .common import ADD_LEFT_SHIFT, addsub_multipliers, qp
 
 F32_STEPS = 4  # mf_epilogue.h MF_EP_F32_STEPS
 F32_KIND = {"RELU": 1, "RELU6": 2, "LEAKY_RELU": 3, "HARD_SWISH": 4, "LOGISTIC": 5, "TANH": 6,
@@ -26,8 +22,8 @@ F32_KIND = {"RELU": 1, "RELU6": 2, "LEAKY_RELU": 3, "HARD_SWISH": 4, "LOGISTIC":
 
 
 def variant(op: Op) -> str:
-    """The kernel variant suffix an op needs: "" (no epilogue), "lut", "add", "sub", "rsub",
-    "mul" (int8), "ep" or "ep_res" (float)."""
+    """The fused variant an op's epilogue needs (KernelSpec.variant): "" (no epilogue), "lut",
+    "add", "sub", "rsub", "mul" (int8), "ep" or "ep_res" (float)."""
     if not op.fused:
         return ""
     pre, binary, post = split(op)
@@ -65,7 +61,7 @@ def params_s8(op: Op) -> dict[str, object]:
 def _binary_s8(step: Epilogue) -> dict[str, object]:
     src = step.sources[0]
     out = src.outputs[0]
-    (s1, z1), (s2, z2), (so, zo) = (_qp(t, src) for t in (*src.inputs, out))
+    (s1, z1), (s2, z2), (so, zo) = (qp(t, src) for t in (*src.inputs, out))
     v_slot = 1 - step.operand_slot  # which input of the binary op the fused value is
     zv, zr = (z1, z2)[v_slot], (z1, z2)[step.operand_slot]
     lo, hi = activation_range(src.attrs.activation, out)
@@ -74,7 +70,7 @@ def _binary_s8(step: Epilogue) -> dict[str, object]:
     if src.kind == "MUL":
         mult, shift = quantize_multiplier(s1 * s2 / so)
         return {**fields, "ep.output_multiplier": mult, "ep.output_shift": shift}
-    sides = _addsub_multipliers(src, s1, s2, so)
+    sides = addsub_multipliers(src, s1, s2, so)
     (vm, vs), (rm, rs), (om, os_) = sides[v_slot], sides[step.operand_slot], sides[2]
     return {**fields, "ep.left_shift": ADD_LEFT_SHIFT, "ep.v_multiplier": vm, "ep.v_shift": vs,
             "ep.r_multiplier": rm, "ep.r_shift": rs, "ep.output_multiplier": om, "ep.output_shift": os_}
@@ -108,23 +104,3 @@ def params_f32(op: Op) -> dict[str, object]:
 
 def epilogue_params(op: Op) -> dict[str, object]:
     return params_f32(op) if op.outputs[0].dtype == DType.FLOAT32 else params_s8(op)
-
-
-S8_SUFFIXES = ("lut", "add", "sub", "rsub", "mul")
-F32_SUFFIXES = ("ep", "ep_res")
-# int8 pools take unary epilogues only (one table).
-SUFFIXES = {"mf_pool_avg_s8": ("lut",), "mf_pool_max_s8": ("lut",)}
-
-
-def fused_kernels(kernel) -> list:
-    """Kernel table entries for a reference kernel's fused variants (params type
-    `<type>_ep_params`, file `<file>_ep.c`), each fitting the ops whose epilogue needs it."""
-    suffixes = SUFFIXES.get(kernel.name, F32_SUFFIXES if kernel.name.endswith("_f32") else S8_SUFFIXES)
-
-    def fits(suffix: str) -> Callable[[Op], bool]:
-        return lambda op: variant(op) == suffix and kernel.fits(op)
-
-    ep_type = kernel.params_type.removesuffix("_params") + "_ep_params"
-    ep_file = kernel.file.removesuffix(".c") + "_ep.c"
-    return [replace(kernel, name=f"{kernel.name}_{s}", params_type=ep_type, file=ep_file, fits=fits(s))
-            for s in suffixes]

@@ -1,7 +1,8 @@
 """Fast int8 kernel variants (runtime_c/include/mf_fast.h): when they fit, and their compile-time data.
 
 The conv, depthwise and fully-connected lowerings list these kernels before the reference ones
-(tables CONV_S8, DWCONV_S8, FC_S8, FC_S8_PC); `pick` takes the first that fits. A fast kernel
+(their KernelSpecs in lower/kernels.py name these fits / prepare functions); `pick` takes the
+first that fits. A fast kernel
 fits when the optimisation level allows it (--optimize size keeps the reference kernels), its
 shape suits the kernel, and `fast_quant` can prove the shortcut requantization exact for every
 channel. Its `prepare` turns the reference params (geometry, folded bias, multipliers) into the
@@ -18,10 +19,12 @@ from typing import Callable
 
 import numpy as np
 
-from .. import views
+from .. import quant, views
 from ..fixedpoint import mul_by_quantized_multiplier
-from ..ir import Op
-from . import ConstArray, optimize_level
+from ..ir import Op, own_output, split
+from .call import ConstArray
+from .common import bias_of, depth_multiplier, filter_scales, per_tensor_int8, requant_params
+from .epilogue import epilogue_params
 
 INT32 = 2**31
 FAST_LEVELS = ("balanced", "speed")  # --optimize levels that use the fast kernels
@@ -31,21 +34,21 @@ SEGMENTS_MAX = 16  # mf_conv2d_s8_gemm_body.h MF_GEMM_SEGMENTS: runs of a convol
 ROWS_MAX = 16  # MF_DW_ROWS_MAX, MF_GEMM_ROWS: a window's rows
 
 
-def enabled(op: Op) -> bool:
-    """Fast kernels are wanted at this level. (A fused epilogue is fine: each fast kernel has the
-    fused variants of mf_fast.h, which pick() offers for such ops.)"""
-    return optimize_level() in FAST_LEVELS
+def enabled(level: str) -> bool:
+    """Fast kernels are wanted at this level. (A fused epilogue is fine: each fast kernel has
+    declared fused variants, which pick() offers for such ops.)"""
+    return level in FAST_LEVELS
 
 
-def dense(fits: Callable[[Op], bool]) -> Callable[[Op], bool]:
+def dense(fits: Callable[[Op, str], bool]) -> Callable[[Op, str], bool]:
     """`fits`, for ops writing a whole tensor (the plain fast kernels)."""
-    return lambda op: not views.strided(op.outputs[0]) and fits(op)
+    return lambda op, level: not views.strided(op.outputs[0]) and fits(op, level)
 
 
-def strided(fits: Callable[[Op], bool]) -> Callable[[Op], bool]:
+def strided(fits: Callable[[Op, str], bool]) -> Callable[[Op, str], bool]:
     """`fits`, for ops writing a channel slice of a wider tensor (an eliminated concatenation):
     the `_strided` entry points, whose loop takes `out_stride` (the plain ones fold it away)."""
-    return lambda op: views.strided(op.outputs[0]) and fits(op)
+    return lambda op, level: views.strided(op.outputs[0]) and fits(op, level)
 
 
 def word_aligned(op: Op) -> bool:
@@ -212,13 +215,16 @@ def _shortcut(x: np.ndarray, want: np.ndarray, pre_shift: int, mult: int, shift:
     return lshift, mult, rnd, rshift
 
 
+def distinct(x: np.ndarray) -> np.ndarray:
+    """The sorted distinct values of x (by sorting: numpy's hash-based unique is far slower here)."""
+    s = np.sort(x)
+    return s[np.concatenate(([True], s[1:] != s[:-1]))]
+
+
 def fast_addsub(op: Op) -> ConstArray | str:
     """The mf_fast_addsub table of a fused residual ADD / SUB, when the shortcut rescaling gives
     TFLite's result for every pair of int8 values (checked exhaustively); else "NULL" (the
     kernel runs the reference epilogue steps)."""
-    from ..passes.epilogue import split
-    from .epilogue import epilogue_params
-
     if not op.fused:
         return "NULL"
     _, binary, _ = split(op)
@@ -237,7 +243,7 @@ def fast_addsub(op: Op) -> ConstArray | str:
         sides.append((x, _reference_scale(x, ls, int(m), int(s)), found))
     (_, sv, vq), (_, sr, rq) = sides
     diff = (sv[:, None] - sr[None, :]).ravel()  # SUB; RSUB is its negation
-    raw = np.unique(np.concatenate([(sv[:, None] + sr[None, :]).ravel(), diff, -diff]))
+    raw = distinct(np.concatenate([(sv[:, None] + sr[None, :]).ravel(), diff, -diff]))
     om, os_, zo = int(ep["ep.output_multiplier"]), int(ep["ep.output_shift"]), int(ep["ep.output_offset"])
     oq = _shortcut(raw, _reference_scale(raw, 0, om, os_), 0, om, os_, extra_round=zo)
     if oq is None:
@@ -256,10 +262,8 @@ def conv_taps(op: Op) -> np.ndarray:
     return w.reshape(w.shape[0], -1)
 
 
-def conv_gemm_fits(op: Op) -> bool:
-    from .conv import requant_params  # conv.py lists this kernel: import late
-
-    if not enabled(op) or not word_aligned(op):
+def conv_gemm_fits(op: Op, level: str) -> bool:
+    if not enabled(level) or not word_aligned(op):
         return False
     taps = conv_taps(op)
     _, kh, kw, ic = op.inputs[1].shape
@@ -296,8 +300,8 @@ def zero_row(ref: dict, taps: int = 1) -> ConstArray | str:
     return ConstArray("zrow", words(np.full(taps * ref["in_c"], ref["in_zero_point"], np.int8)))
 
 
-def conv_gemm_prepare(op: Op, ref: dict) -> tuple[dict, int]:
-    """mf_conv2d_s8_gemm params (and no scratch) from the reference kernel's params."""
+def conv_gemm_prepare(op: Op, ref: dict) -> dict:
+    """mf_conv2d_s8_gemm params from the reference kernel's params."""
     taps = conv_taps(op)
     chunks = conv_chunks(ref, taps.shape[1])
     zrow = zero_row(ref, ref["k_w"]) if ref["in_c"] % 4 == 0 else "NULL"  # a whole window row
@@ -305,7 +309,7 @@ def conv_gemm_prepare(op: Op, ref: dict) -> tuple[dict, int]:
     params.update(depth=sum(chunks), in_zero_point=ref["in_zero_point"], **quant_fields(ref, taps),
                   weights=ConstArray("weights", block_weights(taps, chunks)), zrow=zrow,
                   addq=fast_addsub(op))
-    return params, 0
+    return params
 
 
 # -- DEPTHWISE_CONV_2D: mf_dwconv2d_s8_dsp -------------------------------------------------------
@@ -316,34 +320,32 @@ def dw_taps(op: Op) -> np.ndarray:
     return w.reshape(-1, w.shape[3]).T
 
 
-def dw_fits(op: Op) -> bool:
-    from .conv import depth_multiplier, requant_params  # conv.py lists this kernel: import late
-
+def dw_fits(op: Op, level: str) -> bool:
     _, kh, kw, _ = op.inputs[1].shape
-    if (not enabled(op) or depth_multiplier(op) != 1 or op.inputs[0].shape[3] % 4 or kh * kw > DW_TAPS_MAX
+    if (not enabled(level) or depth_multiplier(op) != 1 or op.inputs[0].shape[3] % 4 or kh * kw > DW_TAPS_MAX
             or kh > ROWS_MAX):
         return False
     taps = dw_taps(op)
     return quant_fields(requant_params(op, op.inputs[1], 3, taps), taps) is not None
 
 
-def dw_prepare(op: Op, ref: dict) -> tuple[dict, int]:
-    """mf_dwconv2d_s8_dsp params (and no scratch) from the reference kernel's params."""
+def dw_prepare(op: Op, ref: dict) -> dict:
+    """mf_dwconv2d_s8_dsp params from the reference kernel's params."""
     taps = dw_taps(op)  # [c, t]
     c, t = taps.shape
     groups = taps.reshape(c // 4, 4, t).transpose(0, 2, 1)  # [group, tap, 4 channels]
     params = {k: ref[k] for k in GEOMETRY}
     params.update(in_zero_point=ref["in_zero_point"], **quant_fields(ref, taps),
                   weights=ConstArray("weights", words(groups)), zrow=zero_row(ref), addq=fast_addsub(op))
-    return params, 0
+    return params
 
 
 # -- FULLY_CONNECTED: mf_fc_s8_dsp --------------------------------------------------------------
 
-def fc_fits(op: Op) -> bool:
+def fc_fits(op: Op, level: str) -> bool:
     depth = op.inputs[1].shape[1]
     rows = op.inputs[0].elements // depth
-    if not enabled(op) or not word_aligned(op) or (depth % 4 and rows > 1):
+    if not enabled(level) or not word_aligned(op) or (depth % 4 and rows > 1):
         return False  # every row must start on a word boundary
     table = fc_table(op)
     return table is not None and quant_blocks(table) is not None
@@ -351,10 +353,6 @@ def fc_fits(op: Op) -> bool:
 
 def fc_table(op: Op) -> np.ndarray | None:
     """fast_quant of a fully-connected op, from the same constants as its reference lowering."""
-    from .. import quant
-    from ..passes.epilogue import own_output
-    from .conv import bias_of, filter_scales, per_tensor_int8
-
     x, w, y = op.inputs[0], op.inputs[1], own_output(op)  # before a fused epilogue
     in_scale, in_zp = per_tensor_int8(x, op, "input")
     out_scale, out_zp = per_tensor_int8(y, op, "output")
@@ -377,10 +375,10 @@ def fc_chunks(depth: int) -> list[int]:
     return [8] * (depth // 8) + ([4] if 0 < rest <= 4 else [8] if rest else [])
 
 
-def fc_prepare(op: Op, ref: dict) -> tuple[dict, int]:
-    """mf_fc_s8_dsp params (and no scratch) from the reference kernel's params."""
+def fc_prepare(op: Op, ref: dict) -> dict:
+    """mf_fc_s8_dsp params from the reference kernel's params."""
     taps = np.asarray(op.inputs[1].data, np.int8)
     params = dict(rows=ref["rows"], depth=ref["depth"], units=ref["units"], **quant_fields(ref, taps),
                   weights=ConstArray("weights", block_weights(taps, fc_chunks(ref["depth"]))),
                   addq=fast_addsub(op))
-    return params, 0
+    return params

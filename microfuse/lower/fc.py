@@ -6,18 +6,15 @@ import numpy as np
 
 from .. import quant
 from ..errors import UnsupportedError
-from ..ir import DType, Op
-from ..passes.epilogue import own_output
-from . import Call, ConstArray, fast, lowering
-from .conv import Kernel, bias_of, filter_scales, float_act, float_bias, make_call, per_tensor_int8, pick
+from ..ir import DType, Op, own_output
+from .call import Call, ConstArray
+from .common import bias_of, filter_scales, float_act, float_bias, per_tensor_int8
+from .conv import make_call, pick
+from .registry import lowering
 
-FC_S8_DSP = [Kernel("mf_fc_s8_dsp", "mf_fc_s8_dsp_params", "mf_fc_s8_dsp.c", fast.dense(fast.fc_fits),
-                    prepare=fast.fc_prepare),
-             Kernel("mf_fc_s8_dsp_strided", "mf_fc_s8_dsp_params", "mf_fc_s8_dsp_strided.c",
-                    fast.strided(fast.fc_fits), prepare=fast.fc_prepare)]
-FC_S8 = [*FC_S8_DSP, Kernel("mf_fc_s8", "mf_fc_s8_params", "mf_fc_s8.c")]
-FC_S8_PC = [*FC_S8_DSP, Kernel("mf_fc_s8_pc", "mf_fc_s8_pc_params", "mf_fc_s8_pc.c")]
-FC_F32 = [Kernel("mf_fc_f32", "mf_fc_f32_params", "mf_fc_f32.c")]
+FC_S8 = ("mf_fc_s8_dsp", "mf_fc_s8_dsp_strided", "mf_fc_s8")
+FC_S8_PC = ("mf_fc_s8_dsp", "mf_fc_s8_dsp_strided", "mf_fc_s8_pc")
+FC_F32 = ("mf_fc_f32",)
 
 
 def rows(op: Op) -> dict[str, int]:
@@ -27,7 +24,7 @@ def rows(op: Op) -> dict[str, int]:
 
 
 @lowering("FULLY_CONNECTED", DType.INT8)
-def fc_s8(op: Op) -> Call:
+def fc_s8(op: Op, lw) -> Call:
     x, w, y = op.inputs[0], op.inputs[1], own_output(op)
     in_scale, in_zp = per_tensor_int8(x, op, "input")
     out_scale, out_zp = per_tensor_int8(y, op, "output")
@@ -46,21 +43,21 @@ def fc_s8(op: Op) -> Call:
     if len(scales) == 1:
         mult, shift = quant.dense_multiplier(in_scale, scales[0], out_scale)
         params.update(mult=mult, shift=shift)
-        kernel = pick(FC_S8, op)
+        kernel = pick(FC_S8, op, lw.level)
     else:
         mult_a, shift_a = quant.conv_multipliers(in_scale, scales, out_scale, len(scales))
         params.update(mult=ConstArray("mult", mult_a), shift=ConstArray("shift", shift_a))
-        kernel = pick(FC_S8_PC, op)
+        kernel = pick(FC_S8_PC, op, lw.level)
     params.update(weights=ConstArray("weights", weights), bias=ConstArray("bias", bias))
     return make_call(kernel, op, params)
 
 
 @lowering("FULLY_CONNECTED", DType.FLOAT32)
-def fc_f32(op: Op) -> Call:
+def fc_f32(op: Op, lw) -> Call:
     w = op.inputs[1]
     if w.dtype != DType.FLOAT32:
         raise UnsupportedError(f"{op.where} '{op.name}': float input with {w.dtype} weights "
                                "(hybrid) is not supported")
     params = dict(rows(op), **float_act(op), weights=ConstArray("weights", np.asarray(w.data, np.float32)),
                   bias=float_bias(op))
-    return make_call(pick(FC_F32, op), op, params)
+    return make_call(pick(FC_F32, op, lw.level), op, params)

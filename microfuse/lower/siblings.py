@@ -13,8 +13,10 @@ import numpy as np
 from .. import views
 from ..errors import UnsupportedError
 from ..ir import DType, Op
-from ..passes.horizontal import MAX_SIBLINGS, SIBLINGS
-from . import Call, ConstArray, lower, lowering, optimizing
+from ..ops.internal import MAX_SIBLINGS, SIBLINGS
+from .call import Call, ConstArray
+from .kernels import make, variant_of
+from .registry import lowering
 
 GEOMETRY = {
     "mf_conv2d_s8": ("batches", "in_h", "in_w", "in_c", "out_h", "out_w", "k_h", "k_w", "stride_h", "stride_w",
@@ -34,12 +36,12 @@ def _per_channel(call: Call, key: str, n: int) -> np.ndarray:
 
 
 @lowering(SIBLINGS, DType.INT8)
-def siblings_s8(op: Op) -> Call:
+def siblings_s8(op: Op, lw) -> Call:
     members = op.attrs.members
     if not 2 <= len(members) <= MAX_SIBLINGS:
         raise UnsupportedError(f"{op.where} '{op.name}': {len(members)} siblings (2 to {MAX_SIBLINGS})")
-    with optimizing("size"):
-        calls = [lower(m) for m in members]
+    size = lw.at("size")
+    calls = [size.lower(m) for m in members]
     families = {FAMILY.get(c.kernel) for c in calls}
     if len(families) != 1 or None in families:
         raise UnsupportedError(f"{op.where} '{op.name}': siblings lower to {[c.kernel for c in calls]}, "
@@ -54,6 +56,7 @@ def siblings_s8(op: Op) -> Call:
     widths = [int(c.params[width]) for c in calls]
     k = {f"k.{key}": first[key] for key in GEOMETRY[family]}
     k[f"k.{width}"] = sum(widths)
+    k.update({"k.out_zero_point": 0, "k.act_min": 0, "k.act_max": 0})  # unused: per output in `o.*`
     k["k.weights"] = ConstArray("weights", np.concatenate(
         [np.asarray(c.params["weights"].data, np.int8).reshape(n, -1) for c, n in zip(calls, widths)]))
     k["k.bias"] = ConstArray("bias", np.concatenate([np.asarray(c.params["bias"].data, np.int32) for c in calls]))
@@ -66,5 +69,4 @@ def siblings_s8(op: Op) -> Call:
          "o.act_min": _c_array(c.params["act_min"] for c in calls),
          "o.act_max": _c_array(c.params["act_max"] for c in calls)}
     n = len(calls)
-    return Call(f"{family}_x{n}", f"{family}_multi_params", {**k, **o}, [op.inputs[0]], list(op.outputs),
-                list(members), (f"{family}_multi.c",))
+    return make(variant_of(family, f"x{n}").name, {**k, **o}, [op.inputs[0]], op.outputs, members)

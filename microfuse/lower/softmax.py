@@ -11,7 +11,9 @@ from .. import fixedpoint as fp
 from ..errors import UnsupportedError
 from ..ir import DType, Op
 from ..quant import quantize_multiplier
-from . import Call, ConstArray, lowering
+from .call import Call, ConstArray
+from .kernels import make
+from .registry import lowering
 
 SCALED_DIFF_INTEGER_BITS = 5  # TFLM: exp() input is Q5.26
 
@@ -44,7 +46,7 @@ def _rows(op: Op) -> tuple[int, int]:
 
 
 @lowering("SOFTMAX", DType.INT8)
-def lower_softmax_s8(op: Op) -> Call:
+def lower_softmax_s8(op: Op, lw) -> Call:
     src, dst = op.inputs[0], op.outputs[0]
     if dst.dtype != DType.INT8 or dst.quant is None or dst.quant.zero_point[0] != -128 or \
             np.float32(dst.quant.scale[0]) != np.float32(1 / 256):
@@ -54,14 +56,13 @@ def lower_softmax_s8(op: Op) -> Call:
         raise UnsupportedError(f"{op.where} '{op.name}': SOFTMAX input needs per-tensor quantization")
     outer, depth = _rows(op)
     table = softmax_exp_table(float(src.quant.scale[0]), float(np.float32(op.attrs.beta)))
-    return Call("mf_softmax_s8", "mf_softmax_s8_params",
-                dict(outer=outer, depth=depth, exp_lut=ConstArray("exp_lut", table)),
-                [src], [dst], [op], ("mf_softmax_s8.c",))
+    return make("mf_softmax_s8", dict(outer=outer, depth=depth, exp_lut=ConstArray("exp_lut", table)),
+                [src], [dst], [op])
 
 
 @lowering("SOFTMAX", DType.FLOAT32)
-def lower_softmax_f32(op: Op) -> Call:
+def lower_softmax_f32(op: Op, lw) -> Call:
     src, dst = op.inputs[0], op.outputs[0]
     outer, depth = _rows(op)
-    return Call("mf_softmax_f32", "mf_softmax_f32_params", dict(outer=outer, depth=depth, beta=float(op.attrs.beta)),
-                [src], [dst], [op], ("mf_softmax_f32.c",))
+    return make("mf_softmax_f32", dict(outer=outer, depth=depth, beta=float(op.attrs.beta)),
+                [src], [dst], [op])

@@ -3,38 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import Callable
 
 from ..errors import ModelError, UnsupportedError
-from ..ir import DType, Graph, Op
-
-Shape = tuple[int, ...]
-Inferred = list[tuple[Shape, DType | None]]  # per output: shape, dtype (None: keep the tensor's)
+from ..ir import DType, Graph, Inferred, Op, OpAttrs
+from .registry import REGISTRY, OpDef, Shape, register  # noqa: F401  (the registry's home)
 
 
 @dataclass(frozen=True)
-class OpDef:
-    """Everything microfuse knows about one TFLite builtin op, independent of kernels."""
-
-    kind: str
-    attrs: type | None  # dataclass built from the options table (see attrs.py)
-    infer: Callable[[Op], Inferred]
-    constraints: tuple[Callable[[Op], str | None], ...] = ()  # each returns a failure text or None
-    macs: Callable[[Op], int] = lambda op: 0
-    dtypes: frozenset[DType] = frozenset({DType.INT8, DType.FLOAT32})  # of the first input
-    alias: bool = False  # output shares the input's buffer (RESHAPE family): no kernel, no copy
-
-
-REGISTRY: dict[str, OpDef] = {}
-
-
-def register(*defs: OpDef) -> None:
-    for d in defs:
-        REGISTRY[d.kind] = d
-
-
-@dataclass(frozen=True)
-class RawAttrs:
+class RawAttrs(OpAttrs):
     """Options of an op microfuse does not support: kept only to name them in errors."""
 
     options: dict = field(default_factory=dict)
@@ -62,13 +38,15 @@ def infer(op: Op) -> Inferred:
     d = REGISTRY.get(op.kind)
     if d is None:
         return [(t.shape, None) for t in op.outputs]
-    reduced = op.fused[-1] if op.fused and op.fused[-1].kind in ("gap", "pool") else None
-    if reduced is not None:  # fused with the pool / mean reading it (pool_fuse.py, pool_rows.py): its output
-        return infer(reduced.sources[-1])
     try:
         return d.infer(op)
     except (IndexError, AttributeError, TypeError, ValueError, ZeroDivisionError) as e:
         raise ModelError(f"{op.where}: malformed operands ({type(e).__name__}: {e})") from None
+
+
+def verify(graph: Graph) -> None:
+    """graph.verify() with every op's shape rule: outputs have the shape and dtype their op gives."""
+    graph.verify(infer)
 
 
 def macs(op: Op) -> int:
@@ -121,4 +99,4 @@ def attr_fields(attrs) -> list[str]:
     return [f.name for f in fields(attrs)] if attrs is not None and not isinstance(attrs, RawAttrs) else []
 
 
-from . import conv, elementwise, fc, pool, shape  # noqa: E402,F401  (registers the families)
+from . import conv, elementwise, fc, internal, pool, shape  # noqa: E402,F401  (registers the families)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import ClassVar
 
+from ..ir import OpAttrs
 from ..tflite.schema import ACTIVATIONS, PADDING
 
 
@@ -14,7 +15,7 @@ def _enum(table: tuple[str, ...], value: int, what: str) -> str:
     return table[value]
 
 
-class Attrs:
+class Attrs(OpAttrs):
     """Base: `OPTIONS` maps attr names to options-table field names; enums become names."""
 
     OPTIONS: ClassVar[dict[str, str]] = {}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..ir import DType, Op
-from . import OpDef, register
+from .registry import OpDef, register
 from .attrs import ConvAttrs, DepthwiseAttrs
 from .common import activation_supported, const_input, quantized_if_int8, rank, window_out
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..ir import DType, Op
-from . import OpDef, register
+from .registry import OpDef, register
 from .attrs import ActivationAttrs, LeakyReluAttrs, NoAttrs, SoftmaxAttrs
 from .common import activation_supported, quantized_if_int8
 
@@ -76,6 +76,7 @@ register(
     OpDef("ADD", ActivationAttrs, _infer_binary, _BINARY),
     OpDef("SUB", ActivationAttrs, _infer_binary, _BINARY),
     OpDef("MUL", ActivationAttrs, _infer_binary, _BINARY),
+    *(OpDef(kind, None, _infer_binary, (_broadcastable, quantized_if_int8)) for kind in ("MAXIMUM", "MINIMUM")),
     *(OpDef(kind, None, _infer_same, _UNARY) for kind in ("RELU", "RELU6", "LOGISTIC", "TANH", "HARD_SWISH")),
     OpDef("LEAKY_RELU", LeakyReluAttrs, _infer_same, _UNARY),
     OpDef("SOFTMAX", SoftmaxAttrs, _infer_same, (*_UNARY, _softmax_shape)),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..ir import Op
-from . import OpDef, register
+from .registry import OpDef, register
 from .attrs import PoolAttrs
 from .common import activation_supported, quantized_if_int8, rank, window_out
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir import DType, Op
-from . import OpDef, register
+from .registry import OpDef, register
 from .attrs import (ConcatAttrs, NoAttrs, PackAttrs, ReducerAttrs, ReshapeAttrs, ShapeAttrs,
                     SqueezeAttrs, StridedSliceAttrs)
 from .common import const_input, quantized_if_int8

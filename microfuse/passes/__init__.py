@@ -5,18 +5,29 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
+from .. import ops as opdefs
 from ..errors import UnsupportedError
 from ..ir import Graph
+from .cost import Catalog, CostModel
 
 Pass = Callable[[Graph], Graph]
 
 
 @dataclass
 class Context:
-    """What fusion passes share: the objective (--optimize) and the log of their decisions."""
+    """What fusion passes share: the objective (--optimize), the kernel catalog and the arena
+    bound they weigh rewrites with (given by the build: a lower.Lowerer of the level and
+    plan.peak_bound; see build.pass_context), and the log of their decisions."""
 
     optimize: str = "balanced"
+    catalog: Catalog | None = None
+    peak: Callable | None = None  # (graph, scratch, access) -> the planner's arena bound in graph order
     log: list = field(default_factory=list)  # pattern.Decision, in the order they were made
+    cost: CostModel | None = field(default=None, init=False)
+
+    def __post_init__(self):
+        if self.catalog is not None:
+            self.cost = CostModel(self.catalog, self.peak)
 
     def decisions(self) -> list[dict]:
         return [d.as_dict() for d in self.log]
@@ -43,7 +54,7 @@ def pipeline() -> list[NamedPass]:
     from .pool_rows import pool_rows
 
     def fusion(fn):
-        return lambda graph, ctx: fn(graph, Rewriter(graph, ctx.optimize, ctx.log))
+        return lambda graph, ctx: fn(graph, Rewriter(graph, ctx.optimize, ctx.log, ctx.cost))
 
     return [NamedPass("fold", fold_constants),
             NamedPass("bn_fold", fusion(bn_fold), fusion=True),
@@ -52,9 +63,8 @@ def pipeline() -> list[NamedPass]:
             NamedPass("fuse", fusion(fuse), fusion=True),
             NamedPass("horizontal", fusion(horizontal), fusion=True),
             NamedPass("concat", fusion(eliminate_concat), fusion=True),
-            # a conv fused with its max / average pool (a "pool" step) is no longer a plain conv
+            # late: a conv fused with its pool (CONV_POOL, CONV_GAP) is no longer a conv
             NamedPass("pool_rows", fusion(pool_rows), fusion=True),
-            # last: its fused op (a conv with a "gap" step) is no longer a plain conv
             NamedPass("pool_fuse", fusion(pool_fuse), fusion=True)]
 
 
@@ -72,5 +82,5 @@ def run_passes(graph: Graph, only: list[str] | None = None, fuse: bool = True,
             continue
         graph = p.run(graph, ctx) if p.fusion else p.run(graph)
         if verify:
-            graph.verify()
+            opdefs.verify(graph)
     return graph

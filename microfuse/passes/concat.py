@@ -23,7 +23,7 @@ from dataclasses import replace as dc_replace
 from .. import ops as opdefs
 from .. import views
 from ..ir import DType, Graph, Op, Tensor
-from .fuse import cost_model
+from .fuse import cost_model, kernel_problem
 from .pattern import Rewriter, View
 
 RULE = "concat"
@@ -69,9 +69,7 @@ def _eliminate(op: Op, rw: Rewriter) -> Graph | None:
     after = Graph([swap.get(id(o), o) for o in rw.graph.ops], list(rw.graph.inputs), list(rw.graph.outputs),
                   rw.graph.name, dict(rw.graph.metadata))
     changed = [o for o in after.ops if o.kind != views.CONCAT_VIEW and o not in rw.graph.ops]
-    from ..lower import lowering_problem  # late: lower imports the passes
-
-    problem = lowering_problem(changed, rw.optimize)
+    problem = kernel_problem(rw, changed)
     if problem:
         rw.decline(RULE, involved, f"no kernel: {problem}")
         return None

@@ -8,20 +8,25 @@ sure), then weighed by the cost model; each decision and its reason goes to the 
 
 from __future__ import annotations
 
-from ..ir import DType, Graph, Op
+from ..ir import DType, Epilogue, Graph, Op, with_step
 from .cost import CostModel
-from .epilogue import BINARY, PRODUCERS, UNARY, Epilogue, with_step
 from .pattern import Match, Pattern, Rewriter, Rule, graph_rewrite, replace
 
+UNARY = ("RELU", "RELU6", "LEAKY_RELU", "HARD_SWISH", "LOGISTIC", "TANH")
+BINARY = ("ADD", "SUB", "MUL")
+PRODUCERS = ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "AVERAGE_POOL_2D", "MAX_POOL_2D")
 FUSABLE_DTYPES = (DType.INT8, DType.FLOAT32)
 
 
-def accept(rw: Rewriter, rule: str, m: Match, new: list[Op]) -> list[Op] | None:
-    """The shared tail of every fusion rewrite: lower the new ops (a kernel must exist), ask the
-    cost model, log the decision; the replacement or None."""
-    from ..lower import lowering_problem
+def kernel_problem(rw: Rewriter, ops: list[Op]) -> str | None:
+    """Why one of `ops` has no kernel (the catalog's error text), or None."""
+    return next((p for p in map(cost_model(rw).catalog.problem, ops) if p), None)
 
-    problem = lowering_problem(new, rw.optimize)
+
+def accept(rw: Rewriter, rule: str, m: Match, new: list[Op]) -> list[Op] | None:
+    """The shared tail of every fusion rewrite: a kernel must exist for the new ops (the
+    catalog lowers them), ask the cost model, log the decision; the replacement or None."""
+    problem = kernel_problem(rw, new)
     if problem:
         rw.decline(rule, m.all, f"no kernel: {problem}")
         return None
@@ -32,7 +37,8 @@ def accept(rw: Rewriter, rule: str, m: Match, new: list[Op]) -> list[Op] | None:
 
 def cost_model(rw: Rewriter) -> CostModel:
     if rw.cost is None:
-        rw.cost = CostModel(rw.optimize)
+        raise ValueError("fusion passes need the kernel catalog: run them with a passes.Context made "
+                         "by build.pass_context (or give Context a catalog)")
     return rw.cost
 
 

@@ -13,36 +13,14 @@ Up to MAX_SIBLINGS join one call; the cost model decides, and every candidate is
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from .. import ops as opdefs
 from ..ir import DType, Graph, Op, Tensor
 from ..ops.common import window_pads
-from .fuse import cost_model
+from ..ops.internal import MAX_SIBLINGS, SIBLINGS, SiblingAttrs
+from .fuse import cost_model, kernel_problem
 from .pattern import Rewriter, View, replace
 
 RULE = "horizontal"
-SIBLINGS = "SIBLINGS"
 KINDS = ("CONV_2D", "FULLY_CONNECTED")
-MAX_SIBLINGS = 4  # mf_multi.h MF_MULTI_MAX
-
-
-@dataclass(frozen=True, eq=False)
-class SiblingAttrs:
-    """The fused ops, in execution order: their weights, bias, attrs and quantization."""
-
-    members: tuple[Op, ...]
-
-
-def _infer(op: Op):
-    return [opdefs.infer(m)[0] for m in op.attrs.members]
-
-
-def _macs(op: Op) -> int:
-    return sum(opdefs.macs(m) for m in op.attrs.members)
-
-
-opdefs.register(opdefs.OpDef(SIBLINGS, None, _infer, macs=_macs, dtypes=frozenset({DType.INT8})))
 
 
 def geometry(op: Op) -> tuple | None:
@@ -118,9 +96,7 @@ def _fuse(group: list[Op], rw: Rewriter) -> Graph | None:
     outputs: list[Tensor] = [op.outputs[0] for op in group]
     fused = Op(SIBLINGS, [group[0].inputs[0]], outputs, SiblingAttrs(tuple(group)),
                "+".join(op.name for op in group), group[0].index)
-    from ..lower import lowering_problem  # late: lower imports the passes
-
-    problem = lowering_problem([fused], rw.optimize)
+    problem = kernel_problem(rw, [fused])
     if problem:
         rw.decline(RULE, group, f"no kernel: {problem}")
         return None

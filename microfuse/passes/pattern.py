@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 from ..ir import Graph, Op, Tensor
+from ..ops.internal import CONV_GAP, CONV_POOL, parts
 
 
 @dataclass(frozen=True)
@@ -159,11 +160,12 @@ class Decision:
 class Rewriter:
     """What a rewrite sees: the current graph's view, the options' objective and the decision log."""
 
-    def __init__(self, graph: Graph, optimize: str = "balanced", log: list[Decision] | None = None):
+    def __init__(self, graph: Graph, optimize: str = "balanced", log: list[Decision] | None = None,
+                 cost=None):
         self.view = View(graph)
         self.optimize = optimize
         self.log: list[Decision] = [] if log is None else log
-        self.cost = None  # the fusion passes' cost model, made on first use
+        self.cost = cost  # the fusion passes' cost model (passes.Context.cost), with the kernel catalog
         self._seen: set[tuple[str, tuple[int, ...]]] = set()
 
     @property
@@ -185,6 +187,8 @@ class Rewriter:
 
 def source_indices(op: Op) -> list[int]:
     """The .tflite indices of an op and of every op it absorbed."""
+    if op.kind in (CONV_GAP, CONV_POOL):
+        return [i for part in parts(op) for i in source_indices(part)]
     found = [op.index]
     for step in op.fused:
         for src in getattr(step, "sources", ()):

@@ -4,8 +4,8 @@ materialized; the kernel (runtime_c/include/mf_gap.h) sums each channel's values
 exactly as the unfused conv and its epilogue store them, and applies the pool's or MEAN's own
 arithmetic at the end.
 
-The fused op is the conv with one more epilogue step of kind "gap" (always the last) whose
-output is the pool's; lower/gap.py lowers it. The cost model decides: the conv runs the
+The fused op is a CONV_GAP (ops/internal.py): the conv with its epilogue and the pool, whose
+output it writes; lower/reduce.py lowers it. The cost model decides: the conv runs the
 reference loop pixel by pixel (no fast kernel), so under --optimize speed it rarely wins.
 """
 
@@ -15,7 +15,7 @@ import numpy as np
 
 from ..ir import DType, Graph, Op
 from ..ops.common import window_pads
-from .epilogue import Epilogue, with_step
+from ..ops.internal import CONV_GAP, reduced
 from .fuse import accept
 from .pattern import Match, Pattern, Rewriter, Rule, graph_rewrite
 
@@ -54,8 +54,6 @@ def _problem(m: Match, rw: Rewriter) -> str | None:
         return "the conv output is not the pooled input"
     if mid.dtype not in (DType.INT8, DType.FLOAT32) or pool.outputs[0].dtype != mid.dtype:
         return f"dtypes {mid.dtype} -> {pool.outputs[0].dtype}"
-    if any(step.kind in ("gap", "pool") for step in producer.fused):
-        return "the producer is already reduced"
     return None
 
 
@@ -67,8 +65,7 @@ def fuse_global_pool(m: Match, rw: Rewriter) -> list[Op] | None:
     if why:
         rw.decline(RULE, m.all, why)
         return None
-    step = Epilogue("gap", (pool,), producer.outputs[0], pool.outputs[0])
-    return accept(rw, RULE, m, [with_step(producer, step)])
+    return accept(rw, RULE, m, [reduced(CONV_GAP, producer, pool)])
 
 
 RULES = [Rule(RULE, Pattern(("AVERAGE_POOL_2D", "MEAN"), src=(Pattern(PRODUCERS, name="producer"),),

@@ -3,8 +3,8 @@ row: the kernel (runtime_c/include/mf_pool_rows.h) computes the conv output a ro
 a ring of at most filter_h rows in scratch and emits each pooled row as soon as its window is
 complete, so the conv output tensor is never stored whole.
 
-The fused op is the conv with one more epilogue step of kind "pool" (always the last) whose
-output is the pool's; lower/pool_rows.py lowers it. The conv runs the reference loop (no fast
+The fused op is a CONV_POOL (ops/internal.py): the conv with its epilogue and the pool, whose
+output it writes; lower/reduce.py lowers it. The conv runs the reference loop (no fast
 kernel), so the cost model usually accepts it only where the arena drops enough to pay for
 that. A global average pool is left to pool_fuse (no ring needed there).
 """
@@ -12,7 +12,7 @@ that. A global average pool is left to pool_fuse (no ring needed there).
 from __future__ import annotations
 
 from ..ir import DType, Graph, Op
-from .epilogue import Epilogue, with_step
+from ..ops.internal import CONV_POOL, reduced
 from .fuse import accept
 from .pattern import Match, Pattern, Rewriter, Rule, graph_rewrite
 from .pool_fuse import is_global
@@ -34,8 +34,6 @@ def _problem(m: Match, rw: Rewriter) -> str | None:
         return f"input rank {len(mid.shape)} (not NHWC)"
     if pool.fused:
         return "the pool carries an epilogue of its own"
-    if any(step.kind in ("gap", "pool") for step in producer.fused):
-        return "the producer is already reduced"
     if mid.dtype == DType.INT8 and (mid.quant is None or out.quant is None
                                     or (mid.quant.scale, mid.quant.zero_point)
                                     != (out.quant.scale, out.quant.zero_point)):
@@ -51,8 +49,7 @@ def fuse_pool_rows(m: Match, rw: Rewriter) -> list[Op] | None:
     if why:
         rw.decline(RULE, m.all, why)
         return None
-    step = Epilogue("pool", (pool,), producer.outputs[0], pool.outputs[0])
-    return accept(rw, RULE, m, [with_step(producer, step)])
+    return accept(rw, RULE, m, [reduced(CONV_POOL, producer, pool)])
 
 
 RULES = [Rule(RULE, Pattern(POOLS, src=(Pattern(PRODUCERS, name="producer"),), name="pool"), fuse_pool_rows)]

@@ -15,65 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ..errors import ArenaLimitError, PlanError
+from ..errors import ArenaLimitError, MicrofuseError, PlanError
 from ..ir import Graph, Op, Tensor, short_name
-from . import allocate, check, liveness, schedule
+from . import allocate, check, inplace, liveness, schedule
 from .liveness import Buffer, Buffers, Pair
-
-
-@dataclass(eq=False)
-class BufferInfo:
-    """One arena region for the report's memory timeline."""
-
-    name: str
-    tensors: list[Tensor]  # sharing the region (a tensor and its aliases); empty for scratch
-    size: int
-    offset: int
-    first: int  # first step it is alive (0 for graph inputs)
-    last: int  # last step it is read (the last step for graph outputs)
-    scratch_of: Op | None = None
-
-
-@dataclass(frozen=True, eq=False)
-class OverlapUse:
-    """An op whose output is placed over (part of) an input that dies there."""
-
-    step: int
-    op: Op
-    input: Tensor
-    output: Tensor
-    shift: int  # output offset - input offset
-    direction: str  # "forward" or "backward": how the kernel must walk its units
-    pattern: str  # the access-order clause in inplace.py it relies on
-
-
-@dataclass(frozen=True)
-class Savings:
-    """Arena bytes from a TFLite-Micro-like plan down to ours, by cause (signed)."""
-
-    baseline_bytes: int  # greedy by size, whole tensors, the graph's order
-    reorder: int  # from choosing the op order
-    overlap: int  # from in-place and partially overlapping outputs
-    search: int  # from the hill-climb over greedy placement
-
-
-@dataclass(eq=False)
-class Plan:
-    offsets: dict[Tensor, int]  # every non-constant tensor (aliases share their source's offset)
-    arena_bytes: int
-    lower_bound_bytes: int  # peak over steps of whole buffers alive, in `order`
-    overlap_bound_bytes: int  # the same less what declared overlaps could save at best
-    order: list[Op]
-    savings: Savings
-    buffers: list[BufferInfo]
-    scratch: dict[Op, tuple[int, int]]  # op -> (offset, size) of its scratch during its step
-    backward: set[Op] = field(default_factory=set)  # ops whose kernel must run last unit first
-    overlaps: list[OverlapUse] = field(default_factory=list)
-    align: int = 16
-    peak_step: int = 0
-
-    def alive_at(self, step: int) -> list[BufferInfo]:
-        return [b for b in self.buffers if b.first <= step <= b.last]
+from .result import BufferInfo, OverlapUse, Plan, Savings
 
 
 @dataclass
@@ -133,17 +79,20 @@ def _limit_error(plan: Plan, limit: int) -> ArenaLimitError:
 def plan(graph: Graph, arena_limit: int | None = None, align: int = 16,
          scratch: Callable[[Op], int] | None = None,
          allow_backward: bool | Callable[[Op], bool] = True,
-         seed: int = 0, max_states: int = 20_000) -> Plan:
+         seed: int = 0, max_states: int = 20_000,
+         access: Callable[[Op], str | None] = inplace.reference_access) -> Plan:
     """Plan the arena for `graph` (see the module docstring); raise PlanError over `arena_limit`.
 
     scratch(op) gives the bytes of scratch an op's kernel needs during its step.
     allow_backward (for all ops, or per op) says which kernels can run last unit first;
-    False keeps every kernel running forward (fewer overlaps).
+    False keeps every kernel running forward (fewer overlaps). access(op) is the access order
+    the op's kernel declares (KernelSpec.access; by default its reference kernel's).
     """
     if align < 1:
         raise PlanError(f"alignment must be a positive number of bytes, got {align}")
     backward = allow_backward if callable(allow_backward) else (lambda op: bool(allow_backward))
-    bufs = liveness.build(graph, scratch, backward)
+    orders = {op: access(op) for op in graph.ops}
+    bufs = liveness.build(graph, scratch, backward, orders.get)
     given = list(graph.ops)
     chosen = schedule.best_order(bufs, max_states)
     tried = [_place(bufs, given, align, seed)]
@@ -151,6 +100,7 @@ def plan(graph: Graph, arena_limit: int | None = None, align: int = 16,
         tried.append(_place(bufs, chosen, align, seed))
     pl = min(tried, key=lambda p: p.arena)  # the graph's order on ties
     result = _plan_from(bufs, pl, tried[0], align)
+    result.access = orders
     check.check(graph, result)
     if arena_limit is not None and result.arena_bytes > arena_limit:
         raise _limit_error(result, arena_limit)
@@ -179,4 +129,19 @@ def _plan_from(bufs: Buffers, pl: _Placement, base: _Placement, align: int) -> P
                 scratch, backward, uses, align, _peak_step(bufs, pl))
 
 
-__all__ = ["Plan", "BufferInfo", "OverlapUse", "Savings", "plan", "PlanError"]
+def peak_bound(graph: Graph, scratch: Callable[[Op], int] | None = None,
+               access: Callable[[Op], str | None] = inplace.reference_access) -> int:
+    """The overlap-aware bound on the arena peak in the graph's own op order (with each op's
+    kernel scratch when `scratch(op)` gives it): what the fusion cost model weighs; 0 for a
+    graph the planner cannot take."""
+    try:
+        bufs = liveness.build(graph, scratch, access=access)
+    except MicrofuseError:
+        return 0
+    order = list(graph.ops)
+    life = liveness.lifetimes(bufs, order)
+    _, overlap = liveness.step_bytes(bufs, order, life, liveness.live_pairs(bufs, order, life))
+    return max(overlap, default=0)
+
+
+__all__ = ["Plan", "BufferInfo", "OverlapUse", "Savings", "plan", "peak_bound", "PlanError"]

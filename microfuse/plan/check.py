@@ -15,8 +15,6 @@ the first conflict.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from .. import ops as opdefs
@@ -24,9 +22,8 @@ from .. import views
 from ..errors import PlanError
 from ..ir import Graph, Op, Tensor
 from .inplace import Access, access
+from .result import Plan
 
-if TYPE_CHECKING:
-    from . import Plan
 
 FREE = -1
 Region = slice | np.ndarray  # the arena bytes of a tensor: a run, or (a slice) positions
@@ -236,7 +233,7 @@ def _replay_overlaps(op: Op, step: int, plan: Plan) -> set[Tensor]:
             continue
         if views.is_slice(t) or views.is_slice(out):
             continue  # undeclared for slices: the input must stay intact, checked after the stores
-        acc = access(op, slot)
+        acc = access(op, slot, plan.access.get(op))
         if acc is None:
             continue  # undeclared: the input must stay intact, checked after the stores
         backward = op in plan.backward
@@ -249,6 +246,6 @@ def _replay_overlaps(op: Op, step: int, plan: Plan) -> set[Tensor]:
         done.add(t)
     # a tensor read through several slots is safe only if every slot was replayed
     for slot, t in enumerate(op.inputs):
-        if t in done and access(op, slot) is None:
+        if t in done and access(op, slot, plan.access.get(op)) is None:
             done.discard(t)
     return done

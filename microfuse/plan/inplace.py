@@ -1,7 +1,9 @@
 """Which overlap of an op's output onto a dying input each kernel tolerates, from its access order.
 
-ACCESS-ORDER CONTRACT: every kernel for an op kind listed in OVERLAP must honour it,
-because the planner may place the output over an input that dies at that op.
+ACCESS-ORDER CONTRACT: every kernel whose KernelSpec (lower/kernels.py) declares an access
+order must honour that clause below, because the planner may place the output over an input
+that dies at that op. The planner asks each op's kernel (plan(access=...)); the clauses are
+ORDERS, keyed by the spec's `access` (ELEMENT, BINARY, WINDOW, ROW).
 
 A kernel processes its output in *units*, in unit order ("forward") or in exactly the
 reverse unit order ("backward": the plan lists such ops in Plan.backward and the kernel
@@ -14,26 +16,28 @@ to the start of each tensor.
   Unstaged units: like staged, except that the unit's writes may be interleaved with
                   its own reads (the unit may re-read its inputs after a store).
 
-Per op kind (N, H, W, C: NHWC; pixels in raster order n, y, x; elements in flat
+Per clause (N, H, W, C: NHWC; pixels in raster order n, y, x; elements in flat
 row-major order):
 
-- Unary element-wise (RELU, RELU6, LOGISTIC, TANH, LEAKY_RELU, HARD_SWISH, QUANTIZE,
-  DEQUANTIZE): unit = element i. Reads input element i, writes output element i. Staged
+- ELEMENT, unary element-wise kernels (RELU, RELU6, LOGISTIC, TANH, LEAKY_RELU, HARD_SWISH,
+  QUANTIZE, DEQUANTIZE: the LUT and float kernels): unit = element i. Reads input element i, writes output element i. Staged
   (the value written depends on the value read; an element is never read twice).
-- ADD, SUB, MUL: unit = output element i. Reads element i of every input whose shape
+- BINARY (ADD, SUB, MUL kernels): unit = output element i. Reads element i of every input whose shape
   equals the output shape; broadcast inputs may be read at any time (the planner never
   lets the output overlap a broadcast input). Staged.
-- CONV_2D, DEPTHWISE_CONV_2D, AVERAGE_POOL_2D, MAX_POOL_2D: unit = output pixel
+- WINDOW (CONV_2D, DEPTHWISE_CONV_2D, AVERAGE_POOL_2D, MAX_POOL_2D kernels, reference,
+  fast and fused variants alike): unit = output pixel
   (n, y, x). Reads the input window rows y*stride_h - pad_top + i*dilation_h and columns
   x*stride_w - pad_left + j*dilation_w that lie inside the image, over all channels it
   needs; writes all output channels of the pixel. Unstaged: a kernel may store output
   channel k of the pixel and then re-read the window for channel k + 1 (the simple
   channel loop), so a pixel's output never lands on its own window. pad_top / pad_left
   are ops/common.py window_pads (SAME, VALID, or EXPLICIT from a folded PAD).
-  A conv fused with its global pool / MEAN (last epilogue step "gap") gets no overlap:
-  its kernel uses the output as one pixel's buffer while it still reads every input.
-  Nor does a conv fused row by row with its max / average pool (last step "pool").
-- FULLY_CONNECTED: unit = batch row b (input row of `depth` elements, output row of
+  A conv fused with its global pool / MEAN (CONV_GAP, ops/internal.py) is not listed (no
+  overlap): its kernel uses the output as one pixel's buffer while it still reads every
+  input. Nor is a conv fused row by row with its pool (CONV_POOL): it reads input rows far
+  ahead of the pooled row it writes.
+- ROW (FULLY_CONNECTED kernels): unit = batch row b (input row of `depth` elements, output row of
   `units` elements). Unstaged: output element o may be stored as soon as it is
   computed, before the row is read again for o + 1.
 - Epilogue operands of fused ops (a non-constant input of CONV_2D, DEPTHWISE_CONV_2D or
@@ -55,6 +59,7 @@ from typing import Callable
 import numpy as np
 
 from ..ir import Op, Tensor
+from ..lower.kernels import BINARY, ELEMENT, ROW, WINDOW
 from ..ops.common import window_pads
 
 INF = 1 << 62  # "no bound": larger than any arena
@@ -178,26 +183,39 @@ def _fully_connected(op: Op, slot: int) -> Access | None:
     return Access(r_lo, r_hi, w_lo, w_hi, False, "row")
 
 
-OVERLAP: dict[str, Callable[[Op, int], Access | None]] = {
-    **{kind: _unary for kind in ("RELU", "RELU6", "LOGISTIC", "TANH", "LEAKY_RELU", "HARD_SWISH",
-                                 "QUANTIZE", "DEQUANTIZE")},
-    **{kind: _binary for kind in ("ADD", "SUB", "MUL")},
-    **{kind: _windowed for kind in ("CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D")},
-    "FULLY_CONNECTED": _fully_connected,
+ORDERS: dict[str, Callable[[Op, int], Access | None]] = {
+    ELEMENT: _unary, BINARY: _binary, WINDOW: _windowed, ROW: _fully_connected,
 }
 
 
-def access(op: Op, slot: int) -> Access | None:
-    """The declared access order of input `slot` against the output, or None (no overlap allowed)."""
-    decl = OVERLAP.get(op.kind)
+REFERENCE = "reference"  # `order` default: the clause the kernels of the op's kind declare
+# For graphs planned without choosing kernels (the planner's own tests, tools): the clause every
+# kernel of the kind declares (tests/unit/test_kernel_specs.py checks the specs agree). A build
+# plans with each op's chosen KernelSpec.access instead.
+KIND_ORDER = {
+    **{kind: ELEMENT for kind in ("RELU", "RELU6", "LOGISTIC", "TANH", "LEAKY_RELU", "HARD_SWISH",
+                                  "QUANTIZE", "DEQUANTIZE")},
+    **{kind: BINARY for kind in ("ADD", "SUB", "MUL")},
+    **{kind: WINDOW for kind in ("CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D")},
+    "FULLY_CONNECTED": ROW,
+}
+
+
+def reference_access(op: Op) -> str | None:
+    """The access order the kernels of the op's kind declare (KIND_ORDER)."""
+    return KIND_ORDER.get(op.kind)
+
+
+def access(op: Op, slot: int, order: str | None = REFERENCE) -> Access | None:
+    """The access order `order` (the op's kernel's declared clause) of input `slot` against the
+    output, or None (no overlap allowed)."""
+    if order == REFERENCE:
+        order = reference_access(op)
+    decl = ORDERS.get(order) if order is not None else None
     if decl is None or len(op.outputs) != 1 or slot >= len(op.inputs):
         return None
     t = op.inputs[slot]
     if t is None or t.is_const:
-        return None
-    if op.fused and op.fused[-1].kind in ("gap", "pool"):
-        # a conv fused with its global pool stores each pixel in the output first; one fused
-        # with a local pool (row by row) reads input rows far ahead of the pooled row it writes
         return None
     return decl(op, slot)
 
@@ -217,11 +235,13 @@ def shift_bounds(acc: Access) -> tuple[int, int]:
     return (INF if forward > INF // 2 else forward), (-INF if backward < -INF // 2 else backward)
 
 
-def rules(op: Op) -> list[Rule]:
-    """Every input of `op` its output may overlap, with the shift bounds."""
+def rules(op: Op, order: str | None = REFERENCE) -> list[Rule]:
+    """Every input of `op` its output may overlap under access order `order`, with the shift bounds."""
+    if order == REFERENCE:
+        order = reference_access(op)
     found = []
     for slot in range(len(op.inputs)):
-        acc = access(op, slot)
+        acc = access(op, slot, order)
         if acc is None:
             continue
         forward, backward = shift_bounds(acc)

@@ -87,8 +87,10 @@ def _alias_roots(graph: Graph) -> dict[Tensor, Tensor]:
 
 
 def build(graph: Graph, scratch: Callable[[Op], int] | None = None,
-          allow_backward: Callable[[Op], bool] = lambda op: True) -> Buffers:
-    """Group tensors into buffers, note producers, consumers, scratch and overlap candidates."""
+          allow_backward: Callable[[Op], bool] = lambda op: True,
+          access: Callable[[Op], str | None] = inplace.reference_access) -> Buffers:
+    """Group tensors into buffers, note producers, consumers, scratch and overlap candidates
+    (access(op): the access order its kernel declares, inplace.ORDERS)."""
     root = _alias_roots(graph)
     producer = {t: op for op in graph.ops for t in op.outputs if t not in root}
     inputs, outputs = set(graph.inputs), set(graph.outputs)
@@ -125,7 +127,7 @@ def build(graph: Graph, scratch: Callable[[Op], int] | None = None,
             s = Buffer(len(buffers), [], need, op, scratch_of=op)
             buffers.append(s)
             made[op].append(s)
-    pairs = {op: _pairs(op, of, reads[op], allow_backward) for op in graph.ops}
+    pairs = {op: _pairs(op, of, reads[op], allow_backward, access(op)) for op in graph.ops}
     return Buffers(graph, buffers, of, made, reads, pairs, within)
 
 
@@ -151,10 +153,10 @@ def _slice_offsets(graph: Graph, of: dict[Tensor, Buffer]) -> dict[Tensor, int]:
 
 
 def _pairs(op: Op, of: dict[Tensor, Buffer], read: list[Buffer],
-           allow_backward: Callable[[Op], bool]) -> list[Pair]:
+           allow_backward: Callable[[Op], bool], order: str | None) -> list[Pair]:
     """Candidate overlaps of op's output over each input buffer whose every read is declared."""
     found = []
-    by_slot = {r.slot: r for r in inplace.rules(op)}
+    by_slot = {r.slot: r for r in inplace.rules(op, order)}
     if not by_slot or any(views.is_slice(t) for t in op.outputs):
         return found  # an op writing a slice never overlaps its inputs
     dst = of[op.outputs[0]]

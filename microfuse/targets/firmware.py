@@ -8,9 +8,10 @@ from pathlib import Path
 
 import jinja2
 
-from microfuse.boards import BOARDS_DIR, Board
+from microfuse.boards import BOARDS_DIR, Board, load_board
+from microfuse.build import build
 from microfuse.errors import TargetError
-from microfuse.targets import ARM_TOOLCHAIN_INSTALL, require_tool
+from microfuse.targets.tools import ARM_TOOLCHAIN_INSTALL, require_tool
 
 COMMON_DIR = BOARDS_DIR / "common"
 HARNESS_SOURCES = ("harness.c", "mf_crc32.c", "semihost.c")
@@ -124,3 +125,22 @@ def section_size(elf: Path, section: str) -> int:
         if len(parts) >= 2 and parts[0] == section:
             return int(parts[1])
     return 0
+
+
+def firmware_sections(compiled, out: Path) -> dict:
+    """For a firmware board: build out/firmware/NAME.elf; the report's board and firmware sections."""
+    if compiled.options.board is None:
+        return {}
+    board = load_board(compiled.options.board)
+    info = {"board": {"name": board.name, "flash_bytes": board.flash_bytes, "sram_bytes": board.sram_bytes}}
+    if board.is_host:
+        return info
+    elf = build_firmware(board, out, compiled.name, out / "firmware")
+    (out / "firmware" / "mf_glue.c").unlink()  # harness glue: keeps `cc $(find OUT -name '*.c')` working
+    return {**info, "firmware": {"elf": f"firmware/{elf.name}", **size(elf)}}
+
+
+def build_with_firmware(model, out_dir, options):
+    """microfuse.build.build, and for options.board its firmware (out/firmware/NAME.elf) and the
+    report's board sections: the board step sits above the library build."""
+    return build(model, out_dir, options, sections=firmware_sections)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from microfuse.boards import Board, Flasher
 from microfuse.errors import TargetError
-from microfuse.targets import ARM_TOOLCHAIN_INSTALL, require_tool
+from microfuse.targets.tools import ARM_TOOLCHAIN_INSTALL, require_tool
 from microfuse.targets.firmware import section_size
 
 FLASH_TIMEOUT_S = 180

@@ -15,7 +15,7 @@ import serial
 
 from microfuse.boards import Board
 from microfuse.errors import TargetError
-from microfuse.targets import QEMU_INSTALL, require_tool
+from microfuse.targets.tools import QEMU_INSTALL, require_tool
 from microfuse.targets.serial_link import FirmwareInfo, SerialLink
 
 EXIT_HARDFAULT = 125       # MF_EXIT_HARDFAULT in boards/common/mf_target.h

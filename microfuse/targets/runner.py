@@ -9,21 +9,10 @@ from typing import Iterator
 
 import numpy as np
 
-from ..boards import Board
+from ..boards import HARNESS_RESERVE, Board, arena_limit  # noqa: F401  (the limit lives with the boards)
 from ..ir import Graph
 from . import open_session
 from .host import compile_program
-
-HARNESS_RESERVE = 1024  # bytes of SRAM the firmware harness needs besides the arena and stack
-
-
-def arena_limit(board: Board, user_limit: int | None) -> int | None:
-    """The arena bytes a board leaves (its SRAM less stack and harness), and the user's limit."""
-    limits = [user_limit] if user_limit is not None else []
-    if not board.is_host:
-        limits.append(board.sram_bytes - board.stack_bytes - HARNESS_RESERVE)
-    return min(limits) if limits else None
-
 
 @dataclass
 class Runner:

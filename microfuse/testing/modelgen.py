@@ -62,7 +62,7 @@ class Net:
 
     def finish(self, outputs: list[Tensor], dtype: DType, input_quant: list[Quant] | None = None) -> Graph:
         graph = Graph(self.ops, self.inputs, outputs, name=self.name)
-        graph.verify()
+        graph.verify(opdefs.infer)
         if dtype == FLOAT32:
             return graph
         if dtype != INT8:
@@ -214,7 +214,7 @@ def dequantize(rng, shape=(1, 4, 4, 3)) -> Graph:
 
 def _single(name: str, op: Op) -> Graph:
     graph = Graph([op], [op.inputs[0]], [op.outputs[0]], name=name)
-    graph.verify()
+    graph.verify(opdefs.infer)
     return graph
 
 
@@ -284,5 +284,5 @@ def merge(graphs: list[Graph], name: str = "cases") -> Graph:
     for k, op in enumerate(ops):
         op.index = k
     graph = Graph(ops, inputs, outputs, name=name)
-    graph.verify()
+    graph.verify(opdefs.infer)
     return graph

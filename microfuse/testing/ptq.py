@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import oracle
+from .. import ops as opdefs
 from ..ir import DType, Graph, Op, Quant, Tensor
 from ..tflite import writer
 
@@ -62,7 +63,7 @@ def quantize_graph(graph: Graph, rng: np.random.Generator, per_channel: set[int]
         ops.append(Op(op.kind, inputs, outputs, op.attrs, name=op.name, index=op.index))
     result = Graph(ops, [new[id(t)] for t in graph.inputs], [new[id(t)] for t in graph.outputs],
                    name=graph.name, metadata=dict(graph.metadata))
-    result.verify()
+    result.verify(opdefs.infer)
     return result
 
 

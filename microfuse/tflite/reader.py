@@ -54,7 +54,7 @@ def load(path: str | Path) -> Graph:
     graph = read(path)
     try:
         opdefs.check_supported(graph)
-        graph.verify()
+        graph.verify(opdefs.infer)
     except MicrofuseError as e:
         raise type(e)(f"{path}: {e}") from None
     return graph

@@ -10,6 +10,7 @@
 #include "mf_gap.h"
 #include "mf_pool_rows.h"
 #include "mf_elementwise.h"
+#include "mf_minmax.h"
 #include "mf_softmax.h"
 #include "mf_data.h"
 #include "mf_fast.h"

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from microfuse.emit.c import c_array_body, c_value
-from microfuse.lower import Call, ConstArray
+from microfuse.lower import SPECS, Call, ConstArray
 from microfuse.plan.inplace import INF, rules
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -83,8 +83,7 @@ def strided(call: Call, data: list[np.ndarray], want: np.ndarray, label: str, ex
     key = "k.out_stride" if any(k.startswith("k.") for k in call.params) else "out_stride"
     base = next(b for b in FAST if call.kernel == b or call.kernel.startswith(b + "_"))
     # the `_strided` entry point of the same kernel (lower/fast.py strided picks it for a slice)
-    run = replace(call, kernel=base + "_strided" + call.kernel[len(base):],
-                  files=tuple(f.replace(base, base + "_strided") for f in call.files),
+    run = replace(call, spec=SPECS[base + "_strided" + call.kernel[len(base):]],
                   params={**call.params, key: channels + extra})
     if call.reverse_key is not None:
         run = _with_reverse(run, 0)

@@ -22,7 +22,8 @@ from microfuse.ir import DType, Graph, Op, Tensor
 from microfuse.lower import ConstArray, fast
 from microfuse.ops.attrs import (ActivationAttrs, ConvAttrs, DepthwiseAttrs, FullyConnectedAttrs,
                                  LeakyReluAttrs)
-from microfuse.passes import Context, cost, run_passes
+from microfuse.build import pass_context
+from microfuse.passes import cost, run_passes
 from microfuse.tflite.writer import write
 from microfuse.verify import verify
 from conftest import QEMU
@@ -156,9 +157,9 @@ def prepared(count_local: int, count_ci: int = 30):
 def lowered(graph: Graph, level: str = "balanced") -> list:
     """The calls the build makes of `graph` at the default optimization (the fusion passes, then
     a kernel per op), without planning the whole batch's arena."""
-    optimized = run_passes(graph, context=Context(level))
-    with lower.optimizing(level):
-        return [lower.lower(op) for op in optimized.ops]
+    lowerer = lower.Lowerer(level)
+    optimized = run_passes(graph, context=pass_context(level, lowerer))
+    return [lowerer.lower(op) for op in optimized.ops]
 
 
 def suffix(epilogue: str) -> str:
@@ -232,11 +233,9 @@ def test_mlperf_models_are_bit_exact_with_the_default_build_under_qemu_m4(model)
 
 def test_optimize_size_keeps_the_reference_kernels():
     graph = cases(2)
-    with lower.optimizing("size"):
-        kernels = {lower.lower(op).kernel for op in graph.ops if op.kind in MAC_KINDS}
+    kernels = {lower.lower(op, "size").kernel for op in graph.ops if op.kind in MAC_KINDS}
     assert not {k for k in kernels if k.startswith(FAST)}
-    with lower.optimizing("balanced"):
-        kernels = [lower.lower(op).kernel for op in graph.ops if op.kind in MAC_KINDS]
+    kernels = [lower.lower(op, "balanced").kernel for op in graph.ops if op.kind in MAC_KINDS]
     assert set(FAST) <= set(kernels) and sum(k in FAST for k in kernels) >= 0.9 * len(kernels)
 
 
@@ -248,12 +247,11 @@ def test_an_input_off_a_word_boundary_keeps_the_reference_kernel():
     op = graph.ops[0]
     x = op.inputs[0]
     base = Tensor("base", (x.elements + 3,), DType.INT8, x.quant)
-    with lower.optimizing("balanced"):
-        assert lower.lower(op).kernel.startswith(FAST)
-        for offset, fast_kernel in ((3, False), (4, True)):
-            op.inputs[0] = Slice(x.name, x.shape, x.dtype, x.quant, base=base, offset=offset,
-                                 rows=1, row_bytes=x.nbytes, stride=x.nbytes)
-            assert lower.lower(op).kernel.startswith(FAST) == fast_kernel
+    assert lower.lower(op, "balanced").kernel.startswith(FAST)
+    for offset, fast_kernel in ((3, False), (4, True)):
+        op.inputs[0] = Slice(x.name, x.shape, x.dtype, x.quant, base=base, offset=offset,
+                             rows=1, row_bytes=x.nbytes, stride=x.nbytes)
+        assert lower.lower(op, "balanced").kernel.startswith(FAST) == fast_kernel
 
 
 def test_a_channel_slice_output_picks_the_strided_fast_kernel():
@@ -266,8 +264,7 @@ def test_a_channel_slice_output_picks_the_strided_fast_kernel():
         rng = np.random.default_rng(SEED)
         for i in range(60):
             op = make(rng, i).ops[0]
-            with lower.optimizing("balanced"):
-                call = lower.lower(op)
+            call = lower.lower(op, "balanced")
             if call.kernel == name and op.outputs[0].elements > op.outputs[0].shape[-1]:
                 return op, call
         raise AssertionError(f"no case runs {name}")
@@ -275,14 +272,13 @@ def test_a_channel_slice_output_picks_the_strided_fast_kernel():
     for make, name in ((conv_graph, "mf_conv2d_s8_gemm"), (dw_graph, "mf_dwconv2d_s8_dsp"),
                        (fc_graph, "mf_fc_s8_dsp")):
         op, call = first_fast(make, name)
-        assert "out_stride" not in call.params
+        assert call.params["out_stride"] == 0
         y = op.outputs[0]
         c = y.shape[-1]
         base = Tensor("base", (*y.shape[:-1], c + 5), DType.INT8, y.quant)
         op.outputs[0] = Slice(y.name, y.shape, y.dtype, y.quant, base=base, offset=2,
                               rows=y.elements // c, row_bytes=c, stride=c + 5)
-        with lower.optimizing("balanced"):
-            call = lower.lower(op)
+        call = lower.lower(op, "balanced")
         assert call.kernel == name + "_strided" and call.params["out_stride"] == c + 5
         assert call.files == (name + "_strided.c",)
 

@@ -13,7 +13,9 @@ import pytest
 from microfuse import oracle
 from microfuse.build import Options, compile_model
 from microfuse.ir import DType, Graph
-from microfuse.passes import Context, cost, run_passes
+from microfuse.build import pass_context
+from microfuse.lower.kernels import CODE_BYTES
+from microfuse.passes import cost, run_passes
 from microfuse.testing.host import run_graph
 from microfuse.testing.modelgen import random_input
 from microfuse.tflite.writer import write
@@ -43,7 +45,7 @@ def calls(graph: Graph, options: Options = SIZE) -> list[str]:
 
 def fused(graph: Graph, optimize: str = "size") -> tuple[Graph, list[dict]]:
     """The graph after the pipeline (verified after each pass) and the fusion decisions."""
-    ctx = Context(optimize)
+    ctx = pass_context(optimize)
     out = run_passes(graph, verify=True, context=ctx)
     return out, ctx.decisions()
 
@@ -87,6 +89,6 @@ def measured_code_bytes(tmp_path: Path, files: list[str]) -> dict[str, int]:
 def check_cost_table(measured: dict[str, int]) -> None:
     """Every measured kernel is in CODE_BYTES, within half its size."""
     for kernel, size in measured.items():
-        assert kernel in cost.CODE_BYTES, f"{kernel} is missing from CODE_BYTES (measured {size} B)"
-        table = cost.CODE_BYTES[kernel]
+        assert kernel in CODE_BYTES, f"{kernel} is missing from CODE_BYTES (measured {size} B)"
+        table = CODE_BYTES[kernel]
         assert abs(table - size) <= 0.5 * size, f"{kernel}: table {table} B, measured {size} B"

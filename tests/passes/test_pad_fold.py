@@ -11,6 +11,7 @@ from microfuse.build import Options, compile_model
 from microfuse.ir import DType
 from microfuse.ops.attrs import ConvAttrs, DepthwiseAttrs, NoAttrs, PoolAttrs
 from microfuse.ops.common import window_pads
+from microfuse.ops.internal import parts
 from microfuse.testing import ptq
 from microfuse.testing.modelgen import Net
 
@@ -67,8 +68,8 @@ def test_pad_folds_into_conv_depthwise_and_max_pool(dtype):
     assert [(d["pattern"], d["ops"], d["decision"]) for d in decisions] == [
         ("pad", [0, 1], "fused"), ("pad", [2, 3], "fused"), ("pad", [5, 6], "fused"),
         ("pool_rows", [4, 6], "fused")]
-    ops = [*after.ops, *(src for op in after.ops for step in op.fused for src in step.sources)]
-    folded = {op.kind: op for op in ops if op.attrs.padding == "EXPLICIT"}
+    ops = [*after.ops, *(part for op in after.ops for part in parts(op))]  # the pool_rows op's conv and pool
+    folded = {op.kind: op for op in ops if getattr(op.attrs, "padding", None) == "EXPLICIT"}
     # SAME on the padded 10x7 input, 3x3 window, stride 2, pads (0, 1) and (1, 1) more
     assert folded["CONV_2D"].attrs.pads == (1, 3, 1, 2)
     assert window_pads(folded["DEPTHWISE_CONV_2D"]) == (2, 0, 1, 1)

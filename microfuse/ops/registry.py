@@ -1,0 +1,31 @@
+"""The op registry: one OpDef per op kind (TFLite builtins and the internal kinds of internal.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from ..ir import DType, Inferred, Op
+
+Shape = tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class OpDef:
+    """Everything microfuse knows about one TFLite builtin op, independent of kernels."""
+
+    kind: str
+    attrs: type | None  # dataclass built from the options table (see attrs.py)
+    infer: Callable[[Op], Inferred]
+    constraints: tuple[Callable[[Op], str | None], ...] = ()  # each returns a failure text or None
+    macs: Callable[[Op], int] = lambda op: 0
+    dtypes: frozenset[DType] = frozenset({DType.INT8, DType.FLOAT32})  # of the first input
+    alias: bool = False  # output shares the input's buffer (RESHAPE family): no kernel, no copy
+
+
+REGISTRY: dict[str, OpDef] = {}
+
+
+def register(*defs: OpDef) -> None:
+    for d in defs:
+        REGISTRY[d.kind] = d
