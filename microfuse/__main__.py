@@ -2,6 +2,9 @@
 
 import sys
 
-from .cli import main
+try:
+    from .cli import main
+except KeyboardInterrupt:  # Ctrl-C while Python imports: no traceback
+    sys.exit(130)
 
 sys.exit(main())

@@ -168,6 +168,9 @@ def write(out: Path, fill: Callable[[Path], None]) -> None:
             staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+    except (FileExistsError, NotADirectoryError):
+        raise OutputError(f"cannot create output folder '{out}': a part of its path is a file, "
+                          "not a folder") from None
     except OSError as e:
         raise OutputError(f"cannot create output folder '{out}': {e.strerror or e}") from None
     try:

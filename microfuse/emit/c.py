@@ -16,13 +16,11 @@ from ..ir import DType, Tensor
 from ..lower import Call, ConstArray
 from ..report import build_report
 from ..report_html import render as render_html
+from . import escape
 
 RUNTIME = Path(__file__).resolve().parents[2] / "runtime_c"
 ALWAYS_FILES: tuple[str, ...] = ()
-_ENV = jinja2.Environment(
-    loader=jinja2.PackageLoader("microfuse.emit", "templates"),
-    trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, undefined=jinja2.StrictUndefined,
-)
+_ENV = escape.environment(jinja2.PackageLoader("microfuse.emit", "templates"))
 C_TYPES = {np.dtype(np.int8): "int8_t", np.dtype(np.uint8): "uint8_t", np.dtype(np.int16): "int16_t",
            np.dtype(np.int32): "int32_t", np.dtype(np.uint32): "uint32_t", np.dtype(np.int64): "int64_t",
            np.dtype(np.float32): "float", np.dtype(np.uint16): "uint16_t"}
@@ -95,7 +93,7 @@ def _describe(call: Call, offsets: dict[Tensor, int]) -> str:
     idx = ",".join(str(op.index) for op in ops)
     ins = " ".join(f"{list(t.shape)}@{offsets[t]}" for t in call.inputs)
     outs = " ".join(f"{list(t.shape)}@{offsets[t]}" for t in call.outputs)
-    return f"op {idx} {call.label} '{first.name}' {ins} -> {outs}".replace("*/", "* /")
+    return f"op {idx} {call.label} '{first.name}' {ins} -> {outs}"  # the template escapes it
 
 
 def _view(i: int, call: Call, offsets: dict[Tensor, int], scratch_offset: int | None) -> _CallView:
@@ -104,7 +102,7 @@ def _view(i: int, call: Call, offsets: dict[Tensor, int], scratch_offset: int | 
     for key, value in call.params.items():
         if isinstance(value, ConstArray):
             data = np.asarray(value.data)
-            cname = f"{prefix}_{value.name}"
+            cname = f"{prefix}_{escape.ident(value.name)}"
             arrays.append(_Array(cname, C_TYPES[data.dtype], max(1, data.size), c_array_body(data)))
             fields.append((key, cname))
         else:
