@@ -33,13 +33,16 @@ def runtime_dir() -> Path:
     return RUNTIME
 
 
-def c_float(x: float) -> str:
-    """A float32 literal that reads back to the same bits."""
+def c_float(x: float, infinity: str = "FLT_MAX") -> str:
+    """A float32 literal that reads back to the same bits. NaN is C99's NAN; an infinite bound
+    (a clamp's "no limit") is FLT_MAX as in TFLM, an infinite value (`infinity="INFINITY"`) stays one."""
     x = float(np.float32(x))
+    if math.isnan(x):
+        return "NAN"
     if math.isinf(x):
-        return "FLT_MAX" if x > 0 else "-FLT_MAX"
+        return infinity if x > 0 else f"-{infinity}"
     text = f"{x:.9g}"
-    if "e" not in text and "." not in text and "n" not in text:
+    if "e" not in text and "." not in text:
         text += ".0"
     return text + "f"
 
@@ -58,7 +61,7 @@ def c_value(v: object) -> str:
 
 def c_array_body(data: np.ndarray, per_line: int = 16) -> str:
     flat = np.ascontiguousarray(data).reshape(-1)
-    fmt = c_float if flat.dtype == np.float32 else (lambda v: str(int(v)))
+    fmt = (lambda v: c_float(v, "INFINITY")) if flat.dtype == np.float32 else (lambda v: str(int(v)))
     items = [fmt(v) for v in flat.tolist()]
     return "\n".join("    " + ", ".join(items[i:i + per_line]) + "," for i in range(0, len(items), per_line))
 
@@ -162,6 +165,7 @@ def emit(compiled, out: Path) -> None:
         inputs=[_IO("INPUT", i, t, offsets[t]) for i, t in enumerate(graph.inputs)],
         outputs=[_IO("OUTPUT", i, t, offsets[t]) for i, t in enumerate(graph.outputs)],
         runtime=runtime_files(compiled.calls),
+        needs_math=any("NAN" in a.body or "INFINITY" in a.body for v in views for a in v.arrays),
     )
     for template, target in (("model.h.j2", f"{name}.h"), ("model.c.j2", f"{name}.c"),
                              ("Makefile.j2", "Makefile"), ("CMakeLists.txt.j2", "CMakeLists.txt")):
