@@ -2,9 +2,15 @@
 
 import sys
 
-try:
-    from .cli import main
-except KeyboardInterrupt:  # Ctrl-C while Python imports: no traceback
-    sys.exit(130)
+from .signals import Terminated, handled
 
-sys.exit(main())
+try:
+    with handled():  # from the first import on: a signal while Python imports is no traceback either
+        from .cli import main
+
+        status = main()
+except KeyboardInterrupt:
+    status = 130
+except Terminated as e:
+    status = e.exit_status
+sys.exit(status)

@@ -158,22 +158,27 @@ def _swap(staging: Path, out: Path) -> None:
         shutil.rmtree(aside, ignore_errors=True)
 
 
-def write(out: Path, fill: Callable[[Path], None]) -> None:
-    """Run fill(staging) in a fresh hidden folder beside `out`, then swap it in: all files or none."""
+def _make_staging(out: Path) -> Path:
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        # Signals wait until `staging` is assigned and the `finally` below would remove it.
-        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
-        try:
-            staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        return Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     except (FileExistsError, NotADirectoryError):
         raise OutputError(f"cannot create output folder '{out}': a part of its path is a file, "
                           "not a folder") from None
     except OSError as e:
         raise OutputError(f"cannot create output folder '{out}': {e.strerror or e}") from None
+
+
+def write(out: Path, fill: Callable[[Path], None]) -> None:
+    """Run fill(staging) in a fresh hidden folder beside `out`, then swap it in: all files or none."""
+    staging = None
     try:
+        # Signals wait until `staging` is assigned, so the `finally` below always removes it.
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
+        try:
+            staging = _make_staging(out)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         os.chmod(staging, 0o777 & ~_umask())  # mkdtemp makes 0700; a build folder follows the umask
         fill(staging)
         _record_files(staging)
@@ -183,5 +188,5 @@ def write(out: Path, fill: Callable[[Path], None]) -> None:
         where = f" ({e.filename})" if e.filename else ""
         raise OutputError(f"cannot write output folder '{out}': {e.strerror or e}{where}") from None
     finally:
-        if staging.exists():
+        if staging is not None and staging.exists():
             shutil.rmtree(staging, ignore_errors=True)

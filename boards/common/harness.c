@@ -80,14 +80,14 @@ static void respond_status(uint8_t status, uint8_t cmd)
 #if defined(MF_SEMIHOSTING) && defined(MF_TIMER_HZ)
 /* Under QEMU a silent host means it is gone (killed, crashed): exit rather than spin forever.
  * Virtual seconds: with -icount a polling CPU runs them at emulation speed. */
-#ifndef MF_IDLE_EXIT_S
-#define MF_IDLE_EXIT_S 30u
+#ifndef MF_IDLE_EXIT_MS
+#define MF_IDLE_EXIT_MS 30000u
 #endif
 static uint8_t recv_byte(void)
 {
     uint32_t start = mf_timer_ticks();
     while (!mf_uart_rx_ready()) {
-        if (mf_timer_ticks() - start > MF_IDLE_EXIT_S * MF_TIMER_HZ) {
+        if (mf_timer_ticks() - start > MF_IDLE_EXIT_MS * (MF_TIMER_HZ / 1000u)) {
             mf_exit(MF_EXIT_IDLE);
         }
     }

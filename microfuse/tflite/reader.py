@@ -273,8 +273,10 @@ def _quant(tt: Table, shape: tuple[int, ...], dtype: DType, where: str) -> Quant
     zero_point = q.scalars("zero_point", I64)
     if len(zero_point) != len(scale):
         raise ModelError(f"{where}: {len(scale)} quantization scales but {len(zero_point)} zero points")
-    bad = next((s for s in scale if not (math.isfinite(s) and s >= FLT_MIN)), None)
-    if bad is not None:  # 0, -0, negative, denormal, inf, NaN: every rescale would divide by it or overflow
+    if not all(math.isfinite(s) for s in scale):
+        raise ModelError(f"{where}: quantization scale is not finite")
+    bad = next((s for s in scale if s < FLT_MIN), None)
+    if bad is not None:  # 0, -0, negative, denormal: every rescale would divide by it or overflow
         raise ModelError(f"{where}: quantization scale {bad!r} is not a positive normal float32")
     low, high = _INT_RANGE.get(dtype, (-(1 << 63), (1 << 63) - 1))
     if not all(low <= z <= high for z in zero_point):
