@@ -127,29 +127,37 @@ def _scales(t: Tensor | None) -> list[float]:
     return [float(s) for s in t.quant.scale] if t is not None and t.quant is not None else []
 
 
+def _max_abs(t: Tensor | None) -> int:
+    if t is None or t.data is None or not t.elements:
+        return 0
+    data = np.asarray(t.data)
+    return max(-int(data.min()), int(data.max()))  # no abs(): -128 has none in int8
+
+
 def _acc_bound(op: Op) -> float:
     """The largest |int32 accumulator| an int8 conv/FC can reach: taps * 255 * max|w| + max|bias|."""
-    w = np.asarray(op.inputs[1].data, dtype=np.int64)
-    taps = w[0].size if op.kind != "DEPTHWISE_CONV_2D" else w.shape[1] * w.shape[2]
+    shape = op.inputs[1].shape
+    taps = math.prod(shape[1:]) if op.kind != "DEPTHWISE_CONV_2D" else shape[1] * shape[2]
     bias = op.inputs[2] if len(op.inputs) > 2 else None
-    b = int(np.abs(np.asarray(bias.data, dtype=np.int64)).max()) if bias is not None and bias.elements else 0
-    return taps * 255 * int(np.abs(w).max(initial=0)) + b
+    return taps * 255 * _max_abs(op.inputs[1]) + _max_abs(bias)
 
 
-def _reals(op: Op) -> list[tuple[str, float, float]]:
-    """(what, real multiplier, largest |value| it multiplies) for each rescale the kernel does."""
+def _reals(op: Op) -> list[tuple[float, float, Callable[[], str]]]:
+    """(largest real multiplier, largest |value| it multiplies, how it is made) per rescale the
+    kernel does; the text is made only for a message."""
     ins = [t for t in op.inputs if t is not None]
     if not ins or ins[0].dtype != DType.INT8 or not op.outputs or not _scales(op.outputs[0]):
         return []
     s_out = _scales(op.outputs[0])[0]
     if op.kind in ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED") and len(ins) > 1 and ins[1].is_const:
-        s_in, bound = _scales(ins[0]), _acc_bound(op)
-        return [(f"input scale {s_in[0]:g} x filter scale {s:g} / output scale {s_out:g}",
-                 s_in[0] * s / s_out, bound) for s in sorted(set(_scales(ins[1])))]
+        s_in, s_w = _scales(ins[0]), max(_scales(ins[1]), default=0.0)
+        return [(s_in[0] * s_w / s_out, _acc_bound(op),
+                 lambda: f"input scale {s_in[0]:g} x filter scale {s_w:g} / output scale {s_out:g}")]
     if op.kind == "MUL" and len(ins) == 2 and _scales(ins[1]):
         s1, s2 = _scales(ins[0])[0], _scales(ins[1])[0]
-        return [(f"input scales {s1:g} x {s2:g} / output scale {s_out:g}", s1 * s2 / s_out, 255.0 * 255.0)]
-    return [(f"input scale {s:g} / output scale {s_out:g}", s / s_out, 0.0)
+        return [(s1 * s2 / s_out, 255.0 * 255.0,
+                 lambda: f"input scales {s1:g} x {s2:g} / output scale {s_out:g}")]
+    return [(s / s_out, 0.0, lambda s=s: f"input scale {s:g} / output scale {s_out:g}")
             for t in ins if not t.is_const and t.dtype == DType.INT8 for s in _scales(t)[:1]]
 
 
@@ -157,12 +165,12 @@ def multipliers(op: Op) -> list[str]:
     """Every rescale representable as TFLite's (multiplier, shift), and unable to overflow int32."""
     if op.fused:  # checked as read, before fusion merged scales of several ops
         return []
-    for what, real, bound in _reals(op):
+    for real, bound, what in _reals(op):
         if not math.isfinite(real) or real > MULTIPLIER_MAX:
-            return [f"effective requantization multiplier {real:g} ({what}) is above 2^30, "
+            return [f"effective requantization multiplier {real:g} ({what()}) is above 2^30, "
                     "the largest TFLite represents"]
         if real * bound >= INT32_HEADROOM:
-            return [f"effective requantization multiplier {real:g} ({what}) overflows int32 for "
+            return [f"effective requantization multiplier {real:g} ({what()}) overflows int32 for "
                     f"accumulators up to {bound:g}"]
     return []
 
