@@ -212,6 +212,7 @@ def campaign(kind: str, seed: int, n: int, sanitize_every: int, corpus: Corpus |
             start = time.perf_counter()
             try:
                 result, compiled = run_case(data, out)
+                elapsed = time.perf_counter() - start  # the build alone: the sanitizer compile is slow
                 if result == "ok":
                     accepted += 1
                     if sanitize_every and accepted % sanitize_every == 1:
@@ -225,8 +226,7 @@ def campaign(kind: str, seed: int, n: int, sanitize_every: int, corpus: Corpus |
                 if stop:
                     raise AssertionError(bug) from e
                 outcomes.setdefault("bugs", []).append(bug)
-                result = "BUG"
-            elapsed = time.perf_counter() - start
+                result, elapsed = "BUG", time.perf_counter() - start
             if elapsed >= max_seconds:
                 hang = f"{kind} seed {seed} case {case} took {elapsed:.1f} s (a hang?)"
                 assert not stop, hang
@@ -242,18 +242,22 @@ def campaign(kind: str, seed: int, n: int, sanitize_every: int, corpus: Corpus |
 
 
 def main() -> None:
-    """The large campaign, outside the suite: python3 tests/robust/fuzzbuild.py BYTE SEMANTIC SEEDS SAN_EVERY"""
+    """The large campaign, outside the suite:
+    python3 tests/robust/fuzzbuild.py BYTE SEMANTIC SEEDS SANITIZE_EVERY [FIRST_SEED]"""
     import json
 
     n_byte, n_sem, seeds, every = (int(a) for a in sys.argv[1:5])
+    first = int(sys.argv[5]) if len(sys.argv) > 5 else 100  # seed offset: parallel runs differ
     corpus = Corpus()
     totals: dict = {}
     for seed in range(seeds):
         for kind, n in (("byte", n_byte // seeds), ("semantic", n_sem // seeds)):
             started = time.time()
-            got = campaign(kind, 100 + seed, n, every, corpus, stop=False,
+            if n == 0:
+                continue
+            got = campaign(kind, first + seed, n, every, corpus, stop=False,
                            log=lambda *a: print("progress", *a, flush=True))
-            print(json.dumps({"kind": kind, "seed": 100 + seed, "n": n, "seconds": round(time.time() - started),
+            print(json.dumps({"kind": kind, "seed": first + seed, "n": n, "seconds": round(time.time() - started),
                               **got}), flush=True)
             for k, v in got.items():
                 totals[k] = totals.get(k, 0) + v if not isinstance(v, list) else totals.get(k, []) + v

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import re
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from microfuse import cli
-from microfuse.emit import escape
 from microfuse.targets.host import STRICT, compiler
 from microfuse.testing import modelgen
 from microfuse.tflite import writer
@@ -26,12 +26,16 @@ EVIL = [
 
 @pytest.mark.parametrize("text", EVIL)
 def test_comment_text_has_no_delimiter_trigraph_or_continuation(text):
+    from microfuse.emit import escape
+
     s = escape.comment(text)
     assert "*/" not in s and "/*" not in s and "??" not in s and "\\" not in s
     assert s.isprintable() and s.isascii() and "\n" not in s
 
 
 def test_identifiers_are_c_identifiers():
+    from microfuse.emit import escape
+
     assert escape.ident("a-b */c") == "a_b___c"
     assert escape.ident("9lives") == "_9lives"
     assert escape.ident("") == "_"
@@ -66,3 +70,15 @@ def test_evil_names_build_into_c_that_compiles_and_holds_no_model_line(tmp_path)
     done = subprocess.run(["make", "-C", str(out), "-n"], capture_output=True, text=True)
     assert done.returncode == 0 and "lib m.a" not in done.stdout, done.stderr
     assert "libm.a" in done.stdout
+
+
+def test_every_template_routes_free_text_through_the_helper():
+    """banner, command, summary, call comments and tensor names may hold anything: each use is escaped."""
+    root = Path(__file__).resolve().parents[2] / "microfuse"
+    templates = [*(root / "emit" / "templates").glob("*.j2"), *(root / "targets" / "templates").glob("*.j2")]
+    assert len(templates) >= 6
+    free = re.compile(r"\b(banner|command|summary|comment|tensor\.name)\b")
+    for path in templates:
+        for expr in re.findall(r"\{\{(.*?)\}\}", path.read_text()):
+            if free.search(expr):
+                assert "|comment" in expr.replace(" ", "") or "|ident" in expr.replace(" ", ""), (path.name, expr)

@@ -107,12 +107,14 @@ def test_qemu_does_not_outlive_microfuse(tmp_path, sig):
     qemu = _qemu_child(proc)
     os.kill(proc.pid, sig)
     proc.communicate(timeout=30)
-    if sig == signal.SIGTERM:
-        assert proc.returncode == 143
     deadline = time.monotonic() + 2.0
     while _alive(qemu) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not _alive(qemu), f"QEMU {qemu} survived microfuse's {signal.Signals(sig).name}"
+    survived = _alive(qemu)
+    if survived:
+        os.kill(qemu, signal.SIGKILL)
+    assert not survived, f"QEMU {qemu} survived microfuse's {signal.Signals(sig).name}"
+    assert proc.returncode == (143 if sig == signal.SIGTERM else -signal.SIGKILL)
 
 
 @pytest.mark.qemu
