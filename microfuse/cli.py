@@ -138,7 +138,8 @@ def _board_arguments(p: argparse.ArgumentParser) -> None:
 
 def _verify_arguments(p: argparse.ArgumentParser) -> None:
     _board_arguments(p)
-    p.add_argument("--samples", type=_int_in(0, 100_000), default=50, help="random samples besides all-min and all-max")
+    p.add_argument("--samples", type=_int_in(0, 100_000), default=50,
+                   help="random samples besides all-min and all-max")
     p.add_argument("--seed", type=_int_in(0, 2**32 - 1), default=0, help="seed of the random samples")
     p.add_argument("--sanitize", action="store_true", help="host: build with ASan and UBSan")
 
@@ -339,7 +340,7 @@ def _run_command(args: argparse.Namespace) -> int:
     except OSError as e:
         where = f": '{e.filename}'" if e.filename else ""
         print(f"microfuse: error: {_one_line(e.strerror or str(e))}{where}", file=sys.stderr)
-    except (MemoryError, RecursionError, Exception) as e:  # noqa: BLE001 - a bug: say so, keep the trace
+    except Exception as e:  # noqa: BLE001 - a bug (MemoryError, RecursionError too): say so, keep the trace
         print(f"microfuse: internal error: {_one_line(f'{type(e).__name__}: {e}')[:300]} "
               f"(traceback in {_crash_report(e)}; please report it)", file=sys.stderr)
     return EXIT_ERROR

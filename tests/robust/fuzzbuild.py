@@ -84,7 +84,8 @@ class SemanticMutator:
     def zero_point(self):
         t = self._tensor(quantized=True)
         if t is not None:
-            z = [self.rng.choice([-128, 127, 0, 1, -1, 255, -129, self.rng.randrange(-128, 128)]) for _ in t.quant.zero_point]
+            pool = [-128, 127, 0, 1, -1, 255, -129, self.rng.randrange(-128, 128)]
+            z = [self.rng.choice(pool) for _ in t.quant.zero_point]
             t.quant = Quant(t.quant.scale, tuple(z), t.quant.axis)
 
     def constant(self):

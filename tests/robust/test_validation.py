@@ -72,9 +72,8 @@ def test_bias_of_the_wrong_length_is_refused():
     op = g.ops[0]
     b = op.inputs[2]
     short = np.asarray(b.data)[:-1].copy()
-    op.inputs[2] = Tensor(b.name, short.shape, b.dtype, b.quant and Quant(b.quant.scale[:-1] or b.quant.scale,
-                                                                           b.quant.zero_point[:-1] or b.quant.zero_point,
-                                                                           b.quant.axis), short)
+    q = b.quant and Quant(b.quant.scale[:len(short)], b.quant.zero_point[:len(short)], b.quant.axis)
+    op.inputs[2] = Tensor(b.name, short.shape, b.dtype, q, short)
     _refused(g, "bias", "values")
 
 
