@@ -87,6 +87,15 @@ def test_sigterm_during_a_build_cleans_up(tmp_path, when):
         assert proc.returncode == 143
 
 
+def test_sigint_the_moment_staging_exists_leaves_nothing(tmp_path):
+    proc = _start("build", model("mlperf_kws_dscnn_int8"), "-o", tmp_path / "out", cwd=tmp_path)
+    assert _wait_for(lambda: any(p.name.startswith(".out.") for p in tmp_path.iterdir()))
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and err.strip() == "microfuse: interrupted", err
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("delay", [0.05, 0.2, 0.4, 0.6, 0.8, 1.0, 1.3])
 def test_sigint_during_imports_never_prints_a_traceback_from_microfuse(tmp_path, delay):
     proc = _start("build", TINY, "-o", tmp_path / "out", cwd=tmp_path)
