@@ -2,6 +2,15 @@
 
 import sys
 
-from .cli import main
+from .signals import Terminated, handled
 
-sys.exit(main())
+try:
+    with handled():  # from the first import on: a signal while Python imports is no traceback either
+        from .cli import main
+
+        status = main()
+except KeyboardInterrupt:
+    status = 130
+except Terminated as e:
+    status = e.exit_status
+sys.exit(status)

@@ -29,6 +29,20 @@ class Command:
         return "examples:\n" + "\n".join(f"  # {what}\n  {line}" for line, what in self.examples)
 
 
+def _int_in(low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: an integer in [low, high], or argparse's one-line usage error."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{text}' is not an integer") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value} is out of range ({low}..{high})")
+        return value
+    parse.__name__ = "integer"
+    return parse
+
+
 # -- inspect ----------------------------------------------------------------------------------
 def _inspect_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("model", help="the .tflite file")
@@ -70,7 +84,7 @@ def _model_name(path: str) -> str:
 def _compile_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("model", help="the .tflite file")
     p.add_argument("--name", help="C prefix of the generated API (default: from the file name)")
-    p.add_argument("--arena-limit", type=int, metavar="BYTES", help="fail if the arena needs more")
+    p.add_argument("--arena-limit", type=_int_in(1, 2**31), metavar="BYTES", help="fail if the arena needs more")
     p.add_argument("--no-fuse", action="store_true", help="switch every fusion pass off")
     p.add_argument("--passes", help="comma-separated passes to run (default: all)")
     p.add_argument("--optimize", choices=("size", "speed", "balanced"), default="balanced",
@@ -80,7 +94,8 @@ def _compile_arguments(p: argparse.ArgumentParser) -> None:
 def _options(args: argparse.Namespace):
     from .build import Options
 
-    command = "microfuse " + " ".join(sys.argv[1:]) if sys.argv[1:] else "microfuse build"
+    argv = getattr(args, "argv", sys.argv[1:])
+    command = "microfuse " + " ".join(argv) if argv else "microfuse build"
     return Options(name=args.name or _model_name(args.model), arena_limit=args.arena_limit,
                    fuse=not args.no_fuse, passes=tuple(args.passes.split(",")) if args.passes else None,
                    optimize=args.optimize, command=command)
@@ -123,8 +138,9 @@ def _board_arguments(p: argparse.ArgumentParser) -> None:
 
 def _verify_arguments(p: argparse.ArgumentParser) -> None:
     _board_arguments(p)
-    p.add_argument("--samples", type=int, default=50, help="random samples besides all-min and all-max")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random samples")
+    p.add_argument("--samples", type=_int_in(0, 100_000), default=50,
+                   help="random samples besides all-min and all-max")
+    p.add_argument("--seed", type=_int_in(0, 2**32 - 1), default=0, help="seed of the random samples")
     p.add_argument("--sanitize", action="store_true", help="host: build with ASan and UBSan")
 
 
@@ -142,12 +158,15 @@ def _run_arguments(p: argparse.ArgumentParser) -> None:
     _board_arguments(p)
     p.add_argument("--input", required=True, help=".npy (one input) or .npz (arr_0, arr_1, ...)")
     p.add_argument("--output", help="write the outputs: .npy (one output) or .npz")
+    p.add_argument("--reshape", action="store_true",
+                   help="accept an input of the right size but another shape (default: the shape must match)")
 
 
 def _run(args: argparse.Namespace) -> int:
     from .session import run_once
 
-    outputs, count = run_once(args.model, args.board, args.input, _options(args), args.port)
+    outputs, count = run_once(args.model, args.board, args.input, _options(args), args.port,
+                              output=args.output, reshape=args.reshape)
     if args.output:
         from .session import save_arrays
         save_arrays(args.output, outputs)
@@ -292,19 +311,54 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: errors users can cause print one line on stderr and exit 2, never a traceback."""
-    args = parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    from .signals import Terminated, handled
+
+    try:
+        with handled():
+            args = parser().parse_args(argv)
+            args.argv = argv
+            return _run_command(args)
+    except KeyboardInterrupt:
+        print("microfuse: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Terminated as e:
+        print(f"microfuse: terminated ({e})", file=sys.stderr)
+        return e.exit_status
+
+
+def _run_command(args: argparse.Namespace) -> int:
+    """The one error path: every failure becomes one line on stderr and exit status 2."""
     run = next(c.run for c in COMMANDS if c.name == args.command)
     try:
         return run(args)
     except MicrofuseError as e:
         print(f"microfuse: error: {_one_line(str(e))}", file=sys.stderr)
-        return EXIT_ERROR
-    except KeyboardInterrupt:
-        print("microfuse: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
     except BrokenPipeError:  # e.g. `microfuse inspect m.tflite | head`: the reader left early
         sys.stderr.close()
         return 0
+    except OSError as e:
+        where = f": '{e.filename}'" if e.filename else ""
+        print(f"microfuse: error: {_one_line(e.strerror or str(e))}{where}", file=sys.stderr)
+    except Exception as e:  # noqa: BLE001 - a bug (MemoryError, RecursionError too): say so, keep the trace
+        print(f"microfuse: internal error: {_one_line(f'{type(e).__name__}: {e}')[:300]} "
+              f"(traceback in {_crash_report(e)}; please report it)", file=sys.stderr)
+    return EXIT_ERROR
+
+
+def _crash_report(e: BaseException) -> str:
+    """Write the traceback of an unexpected exception to a file; its path (or why there is none)."""
+    import tempfile
+    import traceback
+
+    try:
+        fd, path = tempfile.mkstemp(prefix="microfuse-internal-error-", suffix=".txt")
+        with open(fd, "w") as f:
+            f.write(f"microfuse {__version__}: {' '.join(sys.argv)}\n")
+            f.write("".join(traceback.format_exception(e)))
+        return path
+    except OSError as err:
+        return f"nowhere: {err.strerror or err}"
 
 
 def _one_line(message: str) -> str:

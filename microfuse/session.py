@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 import tempfile
 from dataclasses import replace
 from pathlib import Path
@@ -9,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from .boards import Board, load_board
-from .build import Compiled, Options
+from .build import Compiled, Options, load
 from .errors import MicrofuseError, TargetError
 from .progress import progress
 from .targets import open_session
@@ -18,31 +20,76 @@ from .targets.runner import open_runner
 from .verify import make_samples
 
 
-def load_arrays(path: str | Path, graph) -> list[np.ndarray]:
-    """Model inputs from .npy (one input) or .npz (arr_0, arr_1, ... or the inputs' names)."""
+MAX_INPUT_BYTES = 1 << 30  # an input file bigger than this is not a microcontroller model's
+
+
+def _regular_file(p: Path, what: str) -> None:
+    """Refuse before reading: missing files, folders, FIFOs (they block), devices, huge files."""
+    try:
+        info = p.stat()
+    except OSError as e:
+        raise MicrofuseError(f"{what} '{p}': {e.strerror or e}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise MicrofuseError(f"{what} '{p}' is not a regular file")
+    if info.st_size > MAX_INPUT_BYTES:
+        raise MicrofuseError(f"{what} '{p}' is {info.st_size} bytes (more than {MAX_INPUT_BYTES})")
+
+
+def load_arrays(path: str | Path, graph, reshape: bool = False) -> list[np.ndarray]:
+    """Model inputs from .npy (one input) or .npz (arr_0, arr_1, ...), each of the input's exact
+    dtype and shape (with `reshape`: its size)."""
     p = Path(path)
+    _regular_file(p, "--input")
     try:
         data = np.load(p, allow_pickle=False)
-    except (OSError, ValueError) as e:
-        raise MicrofuseError(f"cannot read inputs from '{p}': {e}") from None
-    arrays = [data] if isinstance(data, np.ndarray) else [data[k] for k in data.files]
+        if isinstance(data, np.ndarray):
+            arrays = [data]
+        else:
+            with data:
+                arrays = [data[k] for k in data.files]
+    except Exception as e:  # noqa: BLE001 - a corrupt file fails in zipfile, zlib, numpy: all one error
+        raise MicrofuseError(f"cannot read inputs from '{p}': {type(e).__name__}: {e}") from None
     if len(arrays) != len(graph.inputs):
         raise MicrofuseError(f"'{p}' holds {len(arrays)} arrays; the model has {len(graph.inputs)} inputs")
     for t, a in zip(graph.inputs, arrays):
-        if a.size != t.elements or a.dtype != t.dtype.np:
+        fits = a.size == t.elements if reshape else tuple(a.shape) == tuple(t.shape)
+        if not fits or a.dtype != t.dtype.np:
+            hint = "" if reshape or a.size != t.elements else " (--reshape accepts another shape of that size)"
             raise MicrofuseError(f"input '{t.name}' needs {t.dtype} {list(t.shape)}, "
-                                 f"'{p}' has {a.dtype} {list(a.shape)}")
+                                 f"'{p}' has {a.dtype} {list(a.shape)}{hint}")
     return arrays
 
 
-def save_arrays(path: str | Path, arrays: list[np.ndarray]) -> None:
+def check_output(path: str | Path, outputs: int) -> Path:
+    """Where `run --output` will write: a .npy (one output) or .npz in an existing folder."""
     p = Path(path)
-    if p.suffix == ".npz":
-        np.savez(p, *arrays)
-    elif len(arrays) == 1:
-        np.save(p, arrays[0])
-    else:
-        raise MicrofuseError(f"the model has {len(arrays)} outputs: save them to a .npz file")
+    if p.suffix not in (".npy", ".npz"):
+        raise MicrofuseError(f"--output '{p}' must end in .npy or .npz")
+    if p.suffix == ".npy" and outputs != 1:
+        raise MicrofuseError(f"the model has {outputs} outputs: save them to a .npz file")
+    if not p.parent.is_dir():
+        raise MicrofuseError(f"--output '{p}': folder '{p.parent}' does not exist")
+    if p.exists() and not p.is_file():
+        raise MicrofuseError(f"--output '{p}' exists and is not a regular file")
+    if not os.access(p.parent, os.W_OK):
+        raise MicrofuseError(f"--output '{p}': folder '{p.parent}' is not writable")
+    return p
+
+
+def save_arrays(path: str | Path, arrays: list[np.ndarray]) -> None:
+    """Write the outputs whole or not at all (a temporary file renamed into place)."""
+    p = check_output(path, len(arrays))
+    tmp = p.with_name(f".{p.name}.partial{p.suffix}")
+    try:
+        if p.suffix == ".npz":
+            np.savez(tmp, *arrays)
+        else:
+            np.save(tmp, arrays[0])
+        os.replace(tmp, p)
+    except OSError as e:
+        raise MicrofuseError(f"cannot write --output '{p}': {e.strerror or e}") from None
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def _build_for(model, board: Board, options: Options, tmp: Path) -> tuple[Compiled, Path, Path]:
@@ -52,13 +99,18 @@ def _build_for(model, board: Board, options: Options, tmp: Path) -> tuple[Compil
 
 
 def run_once(model, board_name: str, input_path: str, options: Options = Options(),
-             port: str | None = None) -> tuple[list[np.ndarray], int | None]:
-    """Outputs of one inference on the board, and its instruction/cycle count (None on the host)."""
+             port: str | None = None, output: str | None = None,
+             reshape: bool = False) -> tuple[list[np.ndarray], int | None]:
+    """Outputs of one inference on the board, and its instruction/cycle count (None on the host).
+    The inputs (and the --output path) are checked before anything is built."""
     board = load_board(board_name)
+    graph = load(model)
+    inputs = load_arrays(input_path, graph, reshape)
+    if output is not None:
+        check_output(output, len(graph.outputs))
     with tempfile.TemporaryDirectory(prefix="mf-run-") as tmp, progress(f"run on {board.name}:") as tick:
         tick(0, "building")
         compiled, lib, elf = _build_for(model, board, options, Path(tmp))
-        inputs = load_arrays(input_path, compiled.graph)
         tick(0, "running")
         with open_runner(board, lib, compiled.name, compiled.graph, Path(tmp), elf=elf, port=port) as runner:
             outputs = runner.run([inputs])[0]

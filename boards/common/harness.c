@@ -77,11 +77,31 @@ static void respond_status(uint8_t status, uint8_t cmd)
 
 /* ---- receiving ---- */
 
+#if defined(MF_SEMIHOSTING) && defined(MF_TIMER_HZ)
+/* Under QEMU a silent host means it is gone (killed, crashed): exit rather than spin forever.
+ * Virtual seconds: with -icount a polling CPU runs them at emulation speed. */
+#ifndef MF_IDLE_EXIT_MS
+#define MF_IDLE_EXIT_MS 30000u
+#endif
+static uint8_t recv_byte(void)
+{
+    uint32_t start = mf_timer_ticks();
+    while (!mf_uart_rx_ready()) {
+        if (mf_timer_ticks() - start > MF_IDLE_EXIT_MS * (MF_TIMER_HZ / 1000u)) {
+            mf_exit(MF_EXIT_IDLE);
+        }
+    }
+    return mf_uart_getc();
+}
+#else
+#define recv_byte mf_uart_getc
+#endif
+
 static uint32_t rx_crc;
 
 static uint8_t get_byte(void)
 {
-    uint8_t b = mf_uart_getc();
+    uint8_t b = recv_byte();
     rx_crc = mf_crc32_update(rx_crc, b);
     return b;
 }
@@ -100,7 +120,7 @@ static void wait_magic(void)
 {
     uint8_t prev = 0;
     for (;;) {
-        uint8_t c = mf_uart_getc();
+        uint8_t c = recv_byte();
         if (prev == MF_REQ_MAGIC0 && c == MF_REQ_MAGIC1) {
             break;
         }
@@ -115,7 +135,7 @@ static int crc_ok(void)
     uint32_t expect = MF_CRC32_FINAL(rx_crc);
     uint32_t got = 0;
     for (int i = 0; i < 4; i++) {
-        got |= (uint32_t)mf_uart_getc() << (8 * i);
+        got |= (uint32_t)recv_byte() << (8 * i);
     }
     return got == expect;
 }

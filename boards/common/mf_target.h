@@ -6,6 +6,7 @@
 void mf_uart_init(void);
 void mf_uart_putc(uint8_t c);
 uint8_t mf_uart_getc(void);       /* blocks until a byte arrives */
+int mf_uart_rx_ready(void);       /* a byte is waiting (QEMU boards' UARTs: the idle watchdog) */
 
 void mf_timer_init(void);
 uint32_t mf_timer_ticks(void);    /* monotonic up-counter; differences wrap mod 2^32 */
@@ -19,6 +20,7 @@ void mf_exit(int code) __attribute__((noreturn));
 void mf_on_fault(void) __attribute__((noreturn));
 
 #define MF_EXIT_HARDFAULT 125
+#define MF_EXIT_IDLE 124          /* QEMU: the host said nothing for MF_IDLE_EXIT_MS (harness.c) */
 
 #define MF_REG32(addr) (*(volatile uint32_t *)(uintptr_t)(addr))
 

@@ -26,9 +26,14 @@ void mf_uart_putc(uint8_t c)
     MF_REG32(UART_DATA) = c;
 }
 
+int mf_uart_rx_ready(void)
+{
+    return (MF_REG32(UART_STATE) & STATE_RXFULL) != 0;
+}
+
 uint8_t mf_uart_getc(void)
 {
-    while (!(MF_REG32(UART_STATE) & STATE_RXFULL)) {
+    while (!mf_uart_rx_ready()) {
     }
     return (uint8_t)MF_REG32(UART_DATA);
 }

@@ -35,9 +35,14 @@ void mf_uart_putc(uint8_t c)
     MF_REG32(UART_TXDRDY) = 0;
 }
 
+int mf_uart_rx_ready(void)
+{
+    return MF_REG32(UART_RXDRDY) != 0;
+}
+
 uint8_t mf_uart_getc(void)
 {
-    while (!MF_REG32(UART_RXDRDY)) {
+    while (!mf_uart_rx_ready()) {
     }
     /* Clear the event before reading: reading RXD lets the next byte in. */
     MF_REG32(UART_RXDRDY) = 0;

@@ -16,13 +16,11 @@ from ..ir import DType, Tensor
 from ..lower import Call, ConstArray
 from ..report import build_report
 from ..report_html import render as render_html
+from . import escape
 
 RUNTIME = Path(__file__).resolve().parents[2] / "runtime_c"
 ALWAYS_FILES: tuple[str, ...] = ()
-_ENV = jinja2.Environment(
-    loader=jinja2.PackageLoader("microfuse.emit", "templates"),
-    trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, undefined=jinja2.StrictUndefined,
-)
+_ENV = escape.environment(jinja2.PackageLoader("microfuse.emit", "templates"))
 C_TYPES = {np.dtype(np.int8): "int8_t", np.dtype(np.uint8): "uint8_t", np.dtype(np.int16): "int16_t",
            np.dtype(np.int32): "int32_t", np.dtype(np.uint32): "uint32_t", np.dtype(np.int64): "int64_t",
            np.dtype(np.float32): "float", np.dtype(np.uint16): "uint16_t"}
@@ -35,13 +33,16 @@ def runtime_dir() -> Path:
     return RUNTIME
 
 
-def c_float(x: float) -> str:
-    """A float32 literal that reads back to the same bits."""
+def c_float(x: float, infinity: str = "FLT_MAX") -> str:
+    """A float32 literal that reads back to the same bits. NaN is C99's NAN; an infinite bound
+    (a clamp's "no limit") is FLT_MAX as in TFLM, an infinite value (`infinity="INFINITY"`) stays one."""
     x = float(np.float32(x))
+    if math.isnan(x):
+        return "NAN"
     if math.isinf(x):
-        return "FLT_MAX" if x > 0 else "-FLT_MAX"
+        return infinity if x > 0 else f"-{infinity}"
     text = f"{x:.9g}"
-    if "e" not in text and "." not in text and "n" not in text:
+    if "e" not in text and "." not in text:
         text += ".0"
     return text + "f"
 
@@ -60,7 +61,8 @@ def c_value(v: object) -> str:
 
 def c_array_body(data: np.ndarray, per_line: int = 16) -> str:
     flat = np.ascontiguousarray(data).reshape(-1)
-    items = list(map(c_float if flat.dtype == np.float32 else str, flat.tolist()))  # tolist: Python ints
+    fmt = (lambda v: c_float(v, "INFINITY")) if flat.dtype == np.float32 else str  # tolist: Python ints
+    items = [fmt(v) for v in flat.tolist()]
     return "\n".join("    " + ", ".join(items[i:i + per_line]) + "," for i in range(0, len(items), per_line))
 
 
@@ -94,7 +96,7 @@ def _describe(call: Call, offsets: dict[Tensor, int]) -> str:
     idx = ",".join(str(op.index) for op in ops)
     ins = " ".join(f"{list(t.shape)}@{offsets[t]}" for t in call.inputs)
     outs = " ".join(f"{list(t.shape)}@{offsets[t]}" for t in call.outputs)
-    return f"op {idx} {call.label} '{first.name}' {ins} -> {outs}".replace("*/", "* /")
+    return f"op {idx} {call.label} '{first.name}' {ins} -> {outs}"  # the template escapes it
 
 
 def _view(i: int, call: Call, offsets: dict[Tensor, int], scratch_offset: int | None,
@@ -105,7 +107,7 @@ def _view(i: int, call: Call, offsets: dict[Tensor, int], scratch_offset: int | 
     for key, value in params.items():
         if isinstance(value, ConstArray):
             data = np.asarray(value.data)
-            cname = f"{prefix}_{value.name}"
+            cname = f"{prefix}_{escape.ident(value.name)}"
             arrays.append(_Array(cname, C_TYPES[data.dtype], max(1, data.size), c_array_body(data)))
             fields.append((key, cname))
         else:
@@ -165,6 +167,7 @@ def emit(compiled, out: Path) -> None:
         inputs=[_IO("INPUT", i, t, offsets[t]) for i, t in enumerate(graph.inputs)],
         outputs=[_IO("OUTPUT", i, t, offsets[t]) for i, t in enumerate(graph.outputs)],
         runtime=runtime_files(compiled.calls),
+        needs_math=any("NAN" in a.body or "INFINITY" in a.body for v in views for a in v.arrays),
     )
     for template, target in (("model.h.j2", f"{name}.h"), ("model.c.j2", f"{name}.c"),
                              ("Makefile.j2", "Makefile"), ("CMakeLists.txt.j2", "CMakeLists.txt")):

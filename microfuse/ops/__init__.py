@@ -66,7 +66,9 @@ def problems(op: Op) -> list[str]:
         hint = ("; convert the model with int8 full-integer quantization"
                 if first.dtype in (DType.FLOAT32, DType.INT16, DType.UINT8) and DType.INT8 in d.dtypes else "")
         return [f"input type {first.dtype} is not supported (supported: {allowed}){hint}"]
-    found = []
+    found = _operand_problems(op)
+    if found:  # the constraints below assume the kernel's operand wiring holds
+        return found
     for check in d.constraints:
         try:
             msg = check(op)
@@ -75,6 +77,15 @@ def problems(op: Op) -> list[str]:
         if msg:
             found.append(msg)
     return found
+
+
+def _operand_problems(op: Op) -> list[str]:
+    from . import operands  # after the registry: operands.py imports the ir only
+
+    try:
+        return operands.problems(op)
+    except (IndexError, AttributeError, TypeError, ValueError, ArithmeticError) as e:
+        return [f"malformed operands ({type(e).__name__}: {e})"]
 
 
 def check_supported(graph: Graph) -> None:

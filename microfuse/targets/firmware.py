@@ -10,6 +10,7 @@ import jinja2
 
 from microfuse.boards import BOARDS_DIR, Board, load_board
 from microfuse.build import build
+from microfuse.emit import escape
 from microfuse.errors import TargetError
 from microfuse.targets.tools import ARM_TOOLCHAIN_INSTALL, require_tool
 
@@ -20,10 +21,8 @@ FIRMWARE_CFLAGS = ("-ffunction-sections", "-fdata-sections", "-Wall")
 FIRMWARE_LDFLAGS = ("-nostartfiles", "-Wl,--gc-sections")
 BUILD_TIMEOUT_S = 300
 
-_TEMPLATES = jinja2.Environment(
-    loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
-    undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
-)
+_TEMPLATES = escape.environment(jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
+                                trim_blocks=False, lstrip_blocks=False)
 
 
 def model_io_counts(lib_dir: Path, name: str) -> tuple[int, int]:
@@ -76,6 +75,7 @@ def build_firmware(board: Board, lib_dir: Path, name: str, out_dir: Path,
     elf = out_dir / f"{name}.elf"
     cmd = [
         gcc, *board.cflags, *FIRMWARE_CFLAGS, *extra_cflags, f"-DMF_UART_BAUD={board.baud}u",
+        *([f"-DMF_TIMER_HZ={board.timer.hz}u"] if board.timer else []),
         f"-I{lib_dir}", f"-I{out_dir}", f"-I{COMMON_DIR}",
         *map(str, firmware_sources(board, lib_dir, glue, extra_sources)),
         f"-T{board.linker_script}", f"-L{COMMON_DIR}",

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import fcntl
+import os
+import signal
 import socket
 import subprocess
 import tempfile
@@ -19,6 +22,8 @@ from microfuse.targets.tools import QEMU_INSTALL, require_tool
 from microfuse.targets.serial_link import FirmwareInfo, SerialLink
 
 EXIT_HARDFAULT = 125       # MF_EXIT_HARDFAULT in boards/common/mf_target.h
+EXIT_IDLE = 124            # MF_EXIT_IDLE: the harness heard nothing for MF_IDLE_EXIT_MS (harness.c)
+PR_SET_PDEATHSIG = 1       # linux/prctl.h
 BOOT_TIMEOUT_S = 10.0      # QEMU start until its UART socket accepts
 EXCHANGE_TIMEOUT_S = 60.0  # one request/response, including the model's run
 SHUTDOWN_TIMEOUT_S = 5.0
@@ -56,10 +61,36 @@ def _port_lock():
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
+def _prctl():
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):  # not Linux: the process group kill and the watchdog remain
+        return None
+
+
+_PRCTL = _prctl()  # looked up before fork: the child only calls it
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: the kernel kills QEMU when microfuse dies, even by SIGKILL."""
+    if _PRCTL is not None:
+        _PRCTL(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    """SIGKILL QEMU's process group (it leads its own session), so nothing it started survives."""
+    if proc.poll() is not None:
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        proc.kill()
 
 
 class QemuSession:
@@ -132,8 +163,7 @@ class QemuSession:
             self.link.close()
             self.link = None
         if self.proc is not None:
-            if self.proc.poll() is None:
-                self.proc.kill()
+            _kill_group(self.proc)
             try:
                 code = self.proc.wait(timeout=SHUTDOWN_TIMEOUT_S)
                 self.exit_code = code if self.exit_code is None else self.exit_code
@@ -158,14 +188,17 @@ class QemuSession:
 
     def _spawn(self, port: int) -> None:
         if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
+            _kill_group(self.proc)
             self.proc.wait()
         log = Path(self._logdir.name)
         self._stderr = log / "stderr.txt"
         with open(log / "stdout.txt", "wb") as out, open(self._stderr, "wb") as err:
             # QEMU keeps its own copies of the descriptors.
-            self.proc = subprocess.Popen(qemu_command(self.board, self.elf, port),
-                                         stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+            # Its own process group (a terminal's Ctrl-C reaches only us; we kill the group), and
+            # killed by the kernel if we die without cleaning up.
+            self.proc = subprocess.Popen(qemu_command(self.board, self.elf, port), stdin=subprocess.DEVNULL,
+                                         stdout=out, stderr=err, start_new_session=True,
+                                         preexec_fn=_die_with_parent)
 
     def _connect(self, port: int):
         """pyserial socket:// to QEMU's UART, or None if QEMU died before listening."""
@@ -197,6 +230,8 @@ class QemuSession:
             code = self.exit_code = self.proc.wait(timeout=wait)
         except subprocess.TimeoutExpired:
             return None
+        if code == EXIT_IDLE:
+            return f"firmware on board '{self.board.name}' exited: its UART was silent too long"
         if code == EXIT_HARDFAULT:
             return f"firmware crashed (HardFault) on board '{self.board.name}' (QEMU exit {code})"
         last = (self._stderr_text().strip().splitlines() or [""])[-1]

@@ -17,7 +17,8 @@ from .flatbuf import F32, I8, I32, I64, U8, U32, U64, FlatBuffer, Table
 
 MAX_RANK = 8
 MAX_TENSOR_BYTES = 1 << 31  # far beyond any microcontroller; a bigger shape is corruption or a mistake
-MAX_FILE_BYTES = 1 << 31  # flatbuffers address 2 GiB; bigger models are not for microcontrollers
+MAX_FILE_BYTES = 1 << 28  # 256 MiB: far beyond any microcontroller's flash (flatbuffers address 2 GiB)
+FLT_MIN = float(np.finfo(np.float32).tiny)  # the smallest normal float32
 SUBGRAPH_OPS = frozenset({"CALL", "IF", "WHILE", "CALL_ONCE"})  # ops that run another subgraph
 CUSTOM = S.BUILTIN_CODE["CUSTOM"]
 _DTYPES = {code: DType[name] for code, name in S.TENSOR_TYPES.items() if name in DType.__members__}
@@ -69,8 +70,13 @@ def _read_file(path: Path) -> bytes:
             raise ModelError(f"{path}: not a regular file")
         size = info.st_size
         if size > MAX_FILE_BYTES:
-            raise UnsupportedError(f"{path}: {size} bytes is larger than the 2 GiB a flatbuffer can address")
-        return path.read_bytes()
+            raise UnsupportedError(f"{path}: {size:,} bytes is larger than the {MAX_FILE_BYTES:,} bytes "
+                                   "microfuse reads (no microcontroller holds such a model)")
+        with open(path, "rb") as f:
+            head = f.read(8)  # the identifier first: a wrong file is not read whole
+            if len(head) == 8 and head[4:8] != S.FILE_IDENTIFIER:
+                raise ModelError(f"{path}: not a TFLite model (file identifier {head[4:8]!r}, expected b'TFL3')")
+            return head + f.read(MAX_FILE_BYTES)
     except FileNotFoundError:
         raise ModelError(f"{path}: no such file") from None
     except OSError as e:
@@ -269,6 +275,9 @@ def _quant(tt: Table, shape: tuple[int, ...], dtype: DType, where: str) -> Quant
         raise ModelError(f"{where}: {len(scale)} quantization scales but {len(zero_point)} zero points")
     if not all(math.isfinite(s) for s in scale):
         raise ModelError(f"{where}: quantization scale is not finite")
+    bad = next((s for s in scale if s < FLT_MIN), None)
+    if bad is not None:  # 0, -0, negative, denormal: every rescale would divide by it or overflow
+        raise ModelError(f"{where}: quantization scale {bad!r} is not a positive normal float32")
     low, high = _INT_RANGE.get(dtype, (-(1 << 63), (1 << 63) - 1))
     if not all(low <= z <= high for z in zero_point):
         raise ModelError(f"{where}: a zero point does not fit {dtype}")
