@@ -16,8 +16,8 @@ from ..ir import DType, Tensor
 from ..lower import Call, ConstArray
 from ..report import build_report
 from ..report_html import render as render_html
+from ..resources import RUNTIME_DIR as RUNTIME
 
-RUNTIME = Path(__file__).resolve().parents[2] / "runtime_c"
 ALWAYS_FILES: tuple[str, ...] = ()
 _ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("microfuse.emit", "templates"),
@@ -29,7 +29,7 @@ C_TYPES = {np.dtype(np.int8): "int8_t", np.dtype(np.uint8): "uint8_t", np.dtype(
 
 
 def runtime_dir() -> Path:
-    """runtime_c/ beside the package (source checkout) — the kernels' home."""
+    """runtime_c/ (package data, microfuse/resources.py) — the kernels' home."""
     if not (RUNTIME / "include" / "mf_kernels.h").exists():
         raise FileNotFoundError(f"runtime_c not found at {RUNTIME}")
     return RUNTIME
