@@ -17,6 +17,7 @@ from ..lower import Call, ConstArray
 from ..report import build_report
 from ..report_html import render as render_html
 from ..resources import RUNTIME_DIR as RUNTIME
+from . import symbols
 
 ALWAYS_FILES: tuple[str, ...] = ()
 _ENV = jinja2.Environment(
@@ -149,7 +150,8 @@ def banner(compiled) -> str:
 
 
 def emit(compiled, out: Path) -> None:
-    """Write NAME.h, NAME.c, the runtime sources, Makefile and CMakeLists.txt."""
+    """Write NAME.h, NAME.c, the runtime sources, mf_config.h (their names in this build), Makefile and
+    CMakeLists.txt."""
     plan, name = compiled.plan, compiled.name
     offsets = plan.offsets
     scratch = {id(op): off for op, (off, _) in plan.scratch.items()}
@@ -169,6 +171,8 @@ def emit(compiled, out: Path) -> None:
                              ("Makefile.j2", "Makefile"), ("CMakeLists.txt.j2", "CMakeLists.txt")):
         (out / target).write_text(_ENV.get_template(template).render(**context))
     _copy_runtime(context["runtime"], out)
+    copied = [(out / f).read_text() for f in sorted(p.name for p in out.glob("mf_*.[ch]"))]
+    (out / symbols.CONFIG).write_text(symbols.config_header(name, banner(compiled), symbols.runtime_symbols(copied)))
 
 
 def write_report(compiled, out: Path, **extra) -> dict:
