@@ -292,8 +292,8 @@ def _lib_calling(tmp_path, call: str) -> Path:
     lib = tmp_path / "lib"
     lib.mkdir()
     (lib / "fl.h").write_text("#define FL_ARENA_SIZE 8\n#define FL_INPUTS 1\n#define FL_OUTPUTS 1\n"
-                              "#define FL_INPUT0_BYTES 4\n#define FL_OUTPUT0_BYTES 4\nvoid *fl_input(int i);\nvoid *fl_output(int i);\n"
-                              "int fl_invoke(void);\n")
+                              "#define FL_INPUT0_BYTES 4\n#define FL_OUTPUT0_BYTES 4\n"
+                              "void *fl_input(int i);\nvoid *fl_output(int i);\nint fl_invoke(void);\n")
     (lib / "fl.c").write_text('#include <math.h>\n#include "fl.h"\nfloat nowhere(float);\nstatic float io[2];\n'
                               "void *fl_input(int i) { (void)i; return io; }\n"
                               "void *fl_output(int i) { (void)i; return io + 1; }\n"

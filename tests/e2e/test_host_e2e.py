@@ -13,12 +13,12 @@ from microfuse import oracle
 from microfuse.build import Options, build
 from microfuse.targets.host import STRICT, compiler
 from microfuse.verify import make_samples, same, verify
-from tests.conftest import MODEL_FILES, REPO, model
+from tests.conftest import CORPUS_FILES, REPO, model
 
 EXAMPLES = sorted((REPO / "examples").glob("*.tflite"))
 
 
-@pytest.mark.parametrize("path", MODEL_FILES + EXAMPLES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", CORPUS_FILES + EXAMPLES, ids=lambda p: p.stem)
 def test_verify_bit_exact_with_tflm(path):
     verdict, compiled, _ = verify(path, n=8, seed=1)
     assert verdict.ok, verdict.line(False)
