@@ -20,6 +20,11 @@ from ..resources import RUNTIME_DIR as RUNTIME
 from . import symbols
 
 ALWAYS_FILES: tuple[str, ...] = ()
+# How build systems take the folder: Make and CMake; a Zephyr module; Arduino and PlatformIO libraries.
+PACKAGES = (("Makefile.j2", "Makefile"), ("CMakeLists.txt.j2", "CMakeLists.txt"),
+            ("zephyr/module.yml.j2", "zephyr/module.yml"), ("zephyr/CMakeLists.txt.j2", "zephyr/CMakeLists.txt"),
+            ("zephyr/Kconfig.j2", "zephyr/Kconfig"), ("library.properties.j2", "library.properties"),
+            ("library.json.j2", "library.json"))
 _ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("microfuse.emit", "templates"),
     trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, undefined=jinja2.StrictUndefined,
@@ -150,8 +155,8 @@ def banner(compiled) -> str:
 
 
 def emit(compiled, out: Path) -> None:
-    """Write NAME.h, NAME.c, the runtime sources, mf_config.h (their names in this build), Makefile and
-    CMakeLists.txt."""
+    """Write NAME.h, NAME.c, the runtime sources, mf_config.h (their names in this build) and the build-system
+    files (PACKAGES)."""
     plan, name = compiled.plan, compiled.name
     offsets = plan.offsets
     scratch = {id(op): off for op, (off, _) in plan.scratch.items()}
@@ -165,10 +170,11 @@ def emit(compiled, out: Path) -> None:
                  f"arena {plan.arena_bytes} bytes (whole-tensor lower bound {plan.lower_bound_bytes})"),
         inputs=[_IO("INPUT", i, t, offsets[t]) for i, t in enumerate(graph.inputs)],
         outputs=[_IO("OUTPUT", i, t, offsets[t]) for i, t in enumerate(graph.outputs)],
-        runtime=runtime_files(compiled.calls),
+        runtime=runtime_files(compiled.calls), version=__version__,
+        model_file=Path(compiled.model_path).name or "a graph",
     )
-    for template, target in (("model.h.j2", f"{name}.h"), ("model.c.j2", f"{name}.c"),
-                             ("Makefile.j2", "Makefile"), ("CMakeLists.txt.j2", "CMakeLists.txt")):
+    (out / "zephyr").mkdir()
+    for template, target in (("model.h.j2", f"{name}.h"), ("model.c.j2", f"{name}.c"), *PACKAGES):
         (out / target).write_text(_ENV.get_template(template).render(**context))
     _copy_runtime(context["runtime"], out)
     copied = [(out / f).read_text() for f in sorted(p.name for p in out.glob("mf_*.[ch]"))]
