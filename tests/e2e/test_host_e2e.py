@@ -98,8 +98,8 @@ def test_build_is_deterministic(tmp_path):
     path = model("mlperf_vww_mobilenetv1_96_int8")
     build(path, tmp_path / "a", Options(name="vww"))
     build(path, tmp_path / "b", Options(name="vww"))
-    names = sorted(p.name for p in (tmp_path / "a").iterdir())
-    assert names == sorted(p.name for p in (tmp_path / "b").iterdir())
+    names = sorted(str(p.relative_to(tmp_path / "a")) for p in (tmp_path / "a").rglob("*") if p.is_file())
+    assert names == sorted(str(p.relative_to(tmp_path / "b")) for p in (tmp_path / "b").rglob("*") if p.is_file())
     for name in names:
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
 
