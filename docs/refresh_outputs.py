@@ -1,4 +1,4 @@
-"""Run the `sh` and `python` blocks of docs/quickstart.md, api.md and integrate.md and paste their real
+"""Run the `sh` and `python` blocks of docs/quickstart.md, api.md, integrate.md and fusion.md and paste their real
 output into the `text` block after each: python3 docs/refresh_outputs.py [page.md ...]
 (scripts/update_docs.py runs this and regenerates README's figures: one command for every figure).
 
@@ -20,7 +20,8 @@ from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
 REPO = DOCS.parent
-PAGES = ["quickstart.md", "api.md", "integrate.md"]  # text blocks: the commands' whole output
+PAGES = ["quickstart.md", "api.md", "integrate.md", "fusion.md"]  # text blocks: the commands' whole output
+CORPUS = REPO.parent / "shared"  # fusion.md reads ../shared/models, as from the repository's root
 BLOCK = re.compile(r"^```(\w*)\n(.*?)^```$", re.M | re.S)
 FILE_BLOCK = re.compile(r"(?:/\*|#|//) ((?:[\w.-]+/)*[\w-]+\.(?:c|txt|conf|ino))\b")  # `/* app/main.c */`
 RUN = {"sh": ["bash", "-euo", "pipefail", "-c"], "python": ["python3", "-c"]}
@@ -47,6 +48,8 @@ def run_page(text: str, work: Path) -> list[tuple[re.Match, str]]:
     """Run a page's commands in `work` (examples/ and the page's named files written first);
     (the `text` block right after a command, its normalized output) for each command followed by one."""
     shutil.copytree(REPO / "examples", work / "examples", ignore=shutil.ignore_patterns("build", "__pycache__"))
+    if CORPUS.is_dir() and not (work.parent / "shared").exists():
+        (work.parent / "shared").symlink_to(CORPUS)
     env = user_env(work.parent / f"{work.name}-bin")
     blocks = list(BLOCK.finditer(text))
     for m in blocks:

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from conftest import QEMU, REPO, model
+from conftest import NEEDS_CORPUS, QEMU, REPO, model
 
 from microfuse import oracle
 
@@ -139,6 +139,11 @@ def test_integration_commands_work(tmp_path):
     work = tmp_path / "work"
     assert (work / "app" / "build" / "demo").is_file()
     assert (work / "arduino" / "libraries" / "tiny_model" / "src" / "tiny.h").is_file()
+
+
+@NEEDS_CORPUS
+def test_fusion_explain_output_is_current(tmp_path):
+    run_page(DOCS / "fusion.md", tmp_path, 1)
 
 
 def test_docs_links_and_pictures():

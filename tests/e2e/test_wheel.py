@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 from conftest import CI, MODEL_FILES, REPO, model
@@ -37,9 +38,14 @@ def build_wheel(tmp: Path) -> Path:
 def test_wheel_builds_and_verifies_a_model_outside_the_checkout(tmp_path):
     wheel = build_wheel(tmp_path)
     venv = tmp_path / "venv"
-    # numpy, jinja2 and the TFLM oracle come from the system; microfuse only from the wheel.
+    # numpy, jinja2 and the TFLM oracle come from this interpreter's environment (the system's, or the
+    # project's .venv, seen through a .pth: its own .pth files, like an editable microfuse, stay unread);
+    # microfuse only from the wheel.
     run([sys.executable, "-m", "venv", "--system-site-packages", venv], cwd=tmp_path)
     py, tool = venv / "bin" / "python", venv / "bin" / "microfuse"
+    (site,) = (venv / "lib").glob("python3*/site-packages")
+    (site / "parent_env.pth").write_text("".join(f"{p}\n" for p in sorted({sysconfig.get_paths()["purelib"],
+                                                                            sysconfig.get_paths()["platlib"]})))
     run([py, "-m", "pip", "install", "-q", "--no-deps", "--ignore-installed", wheel], cwd=tmp_path)
     away = tmp_path / "elsewhere"
     away.mkdir()
