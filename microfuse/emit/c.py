@@ -173,11 +173,11 @@ def emit(compiled, out: Path) -> None:
         runtime=runtime_files(compiled.calls), version=__version__,
         model_file=Path(compiled.model_path).name or "a graph",
     )
-    (out / "zephyr").mkdir()
+    (out / "zephyr").mkdir(exist_ok=True)
     for template, target in (("model.h.j2", f"{name}.h"), ("model.c.j2", f"{name}.c"), *PACKAGES):
         (out / target).write_text(_ENV.get_template(template).render(**context))
     _copy_runtime(context["runtime"], out)
-    copied = [(out / f).read_text() for f in sorted(p.name for p in out.glob("mf_*.[ch]"))]
+    copied = [p.read_text() for p in sorted(out.glob("mf_*.[ch]")) if p.name != symbols.CONFIG]
     (out / symbols.CONFIG).write_text(symbols.config_header(name, banner(compiled), symbols.runtime_symbols(copied)))
 
 
