@@ -7,8 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from microfuse.errors import BoardError
-
-BOARDS_DIR = Path(__file__).resolve().parent.parent / "boards"
+from microfuse.resources import BOARDS_DIR
 
 COUNT_UNITS = ("instructions", "cycles")
 

@@ -9,6 +9,10 @@ class ModelError(MicrofuseError):
     """The file is not a valid TFLite model (missing, truncated, corrupt)."""
 
 
+class OptionError(MicrofuseError):
+    """An option given to the Python API (microfuse.compile / build) that microfuse does not know."""
+
+
 class UnsupportedError(MicrofuseError):
     """The model is valid but uses an op, type or shape microfuse cannot compile."""
 

@@ -11,23 +11,35 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 MODELS = REPO.parent / "shared" / "models"  # read in place, never copied into the project
 MODEL_FILES = sorted(MODELS.glob("*.tflite"))
+CI = os.environ.get("CI") == "true"
+
+# The real-model corpus sits beside this checkout only in the project's own set-up: without it
+# the tests that read it skip, naming it (the rest of the suite uses examples/ and generated
+# models); with CI=true they run, and a missing corpus fails them, like a missing QEMU.
+CORPUS_REASON = f"needs the model corpus {MODELS} (absent; CI=true requires it)"
+NEEDS_CORPUS = pytest.mark.skipif(not MODEL_FILES and not CI, reason=CORPUS_REASON)
+# For @pytest.mark.parametrize over the corpus: one skipped (or, under CI, failing) case when it is absent.
+CORPUS_FILES = MODEL_FILES or [pytest.param(MODELS / "absent.tflite", marks=NEEDS_CORPUS, id="corpus-absent")]
 
 
 def model(name: str) -> Path:
-    """Path of a corpus model by file name (with or without .tflite)."""
+    """Path of a corpus model by file name (with or without .tflite); skips the test without the corpus."""
     path = MODELS / (name if name.endswith(".tflite") else name + ".tflite")
+    if not MODEL_FILES and not CI:
+        pytest.skip(CORPUS_REASON, allow_module_level=True)  # at import time: the module's tests
     assert path.is_file(), f"corpus model {path} is missing"
     return path
 
 
 @pytest.fixture(scope="session")
 def models() -> list[Path]:
-    """Every corpus model; an empty corpus is a failure, not a skip."""
+    """Every corpus model; an empty corpus is a skip outside CI and a failure under CI=true."""
+    if not MODEL_FILES and not CI:
+        pytest.skip(CORPUS_REASON)
     assert MODEL_FILES, f"no .tflite models found in {MODELS}"
     return MODEL_FILES
 
 
-CI = os.environ.get("CI") == "true"
 _MISSING_ARM = [t for t in ("qemu-system-arm", "arm-none-eabi-gcc") if shutil.which(t) is None]
 # Tests that need QEMU and the Arm toolchain: they run (and fail if a tool is missing) when CI=true.
 NEEDS_ARM = pytest.mark.skipif(bool(_MISSING_ARM) and not CI, reason=f"{', '.join(_MISSING_ARM)} not installed")

@@ -16,10 +16,15 @@ from ..ir import DType, Tensor
 from ..lower import Call, ConstArray
 from ..report import build_report
 from ..report_html import render as render_html
-from . import escape
+from ..resources import RUNTIME_DIR as RUNTIME
+from . import escape, symbols
 
-RUNTIME = Path(__file__).resolve().parents[2] / "runtime_c"
 ALWAYS_FILES: tuple[str, ...] = ()
+# How build systems take the folder: Make and CMake; a Zephyr module; Arduino and PlatformIO libraries.
+PACKAGES = (("Makefile.j2", "Makefile"), ("CMakeLists.txt.j2", "CMakeLists.txt"),
+            ("zephyr/module.yml.j2", "zephyr/module.yml"), ("zephyr/CMakeLists.txt.j2", "zephyr/CMakeLists.txt"),
+            ("zephyr/Kconfig.j2", "zephyr/Kconfig"), ("library.properties.j2", "library.properties"),
+            ("library.json.j2", "library.json"))
 _ENV = escape.environment(jinja2.PackageLoader("microfuse.emit", "templates"))
 C_TYPES = {np.dtype(np.int8): "int8_t", np.dtype(np.uint8): "uint8_t", np.dtype(np.int16): "int16_t",
            np.dtype(np.int32): "int32_t", np.dtype(np.uint32): "uint32_t", np.dtype(np.int64): "int64_t",
@@ -27,7 +32,7 @@ C_TYPES = {np.dtype(np.int8): "int8_t", np.dtype(np.uint8): "uint8_t", np.dtype(
 
 
 def runtime_dir() -> Path:
-    """runtime_c/ beside the package (source checkout) — the kernels' home."""
+    """runtime_c/ (package data, microfuse/resources.py) — the kernels' home."""
     if not (RUNTIME / "include" / "mf_kernels.h").exists():
         raise FileNotFoundError(f"runtime_c not found at {RUNTIME}")
     return RUNTIME
@@ -152,7 +157,8 @@ def banner(compiled) -> str:
 
 
 def emit(compiled, out: Path) -> None:
-    """Write NAME.h, NAME.c, the runtime sources, Makefile and CMakeLists.txt."""
+    """Write NAME.h, NAME.c, the runtime sources, mf_config.h (their names in this build) and the build-system
+    files (PACKAGES)."""
     plan, name = compiled.plan, compiled.name
     offsets = plan.offsets
     scratch = {id(op): off for op, (off, _) in plan.scratch.items()}
@@ -166,13 +172,16 @@ def emit(compiled, out: Path) -> None:
                  f"arena {plan.arena_bytes} bytes (whole-tensor lower bound {plan.lower_bound_bytes})"),
         inputs=[_IO("INPUT", i, t, offsets[t]) for i, t in enumerate(graph.inputs)],
         outputs=[_IO("OUTPUT", i, t, offsets[t]) for i, t in enumerate(graph.outputs)],
-        runtime=runtime_files(compiled.calls),
+        runtime=runtime_files(compiled.calls), version=__version__,
+        model_file=Path(compiled.model_path).name or "a graph",
         needs_math=any("NAN" in a.body or "INFINITY" in a.body for v in views for a in v.arrays),
     )
-    for template, target in (("model.h.j2", f"{name}.h"), ("model.c.j2", f"{name}.c"),
-                             ("Makefile.j2", "Makefile"), ("CMakeLists.txt.j2", "CMakeLists.txt")):
+    (out / "zephyr").mkdir(exist_ok=True)
+    for template, target in (("model.h.j2", f"{name}.h"), ("model.c.j2", f"{name}.c"), *PACKAGES):
         (out / target).write_text(_ENV.get_template(template).render(**context))
     _copy_runtime(context["runtime"], out)
+    copied = [p.read_text() for p in sorted(out.glob("mf_*.[ch]")) if p.name != symbols.CONFIG]
+    (out / symbols.CONFIG).write_text(symbols.config_header(name, banner(compiled), symbols.runtime_symbols(copied)))
 
 
 def write_report(compiled, out: Path, **extra) -> dict:

@@ -19,6 +19,9 @@ HARNESS_SOURCES = ("harness.c", "mf_crc32.c", "semihost.c")
 # Flags every firmware gets; the board's own flags (CPU, FPU, -O level, addresses) come from board.toml.
 FIRMWARE_CFLAGS = ("-ffunction-sections", "-fdata-sections", "-Wall")
 FIRMWARE_LDFLAGS = ("-nostartfiles", "-Wl,--gc-sections")
+FIRMWARE_LIBS = ("-lm",)  # after the objects: float kernels and QUANTIZE call roundf, expf, tanhf
+# The compiler's and linker's own error lines; collect2's "ld returned 1 exit status" only sums them up.
+REAL_ERROR = re.compile(r"undefined reference|multiple definition|\berror:|fatal error|cannot find")
 BUILD_TIMEOUT_S = 300
 
 _TEMPLATES = escape.environment(jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
@@ -80,7 +83,7 @@ def build_firmware(board: Board, lib_dir: Path, name: str, out_dir: Path,
         *map(str, firmware_sources(board, lib_dir, glue, extra_sources)),
         f"-T{board.linker_script}", f"-L{COMMON_DIR}",
         f"-Wl,--defsym=MF_STACK_SIZE={board.stack_bytes}", f"-Wl,-Map={out_dir / (name + '.map')}",
-        *FIRMWARE_LDFLAGS, *board.ldflags, "-o", str(elf),
+        *FIRMWARE_LDFLAGS, *board.ldflags, *FIRMWARE_LIBS, "-o", str(elf),
     ]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S)
@@ -102,7 +105,8 @@ def _build_error(board: Board, name: str, stderr: str) -> str:
                 f"({limit} bytes) overflowed by {extra} bytes")
     if "nano.specs" in stderr or "stdint.h: No such file" in stderr:
         return f"newlib for arm-none-eabi is missing: install it with `{ARM_TOOLCHAIN_INSTALL}`"
-    lines = [ln for ln in stderr.splitlines() if "error" in ln] or stderr.strip().splitlines() or ["?"]
+    lines = stderr.strip().splitlines() or ["?"]
+    lines = [ln for ln in lines if REAL_ERROR.search(ln) and not ln.startswith("collect2")] or lines
     return f"firmware build for board '{board.name}' failed: {lines[0].strip()}"
 
 

@@ -5,6 +5,14 @@
 #ifndef MF_COMMON_H
 #define MF_COMMON_H
 
+/* A build's names for the runtime's functions (mf_config.h, written by `microfuse build` beside this
+ * file): NAME_mf_*, so several models link into one program. Quotes: the copy in this folder wins. */
+#if defined(__has_include)
+#if __has_include("mf_config.h")
+#include "mf_config.h"
+#endif
+#endif
+
 #include <stddef.h>
 #include <float.h>
 #include <stdint.h>

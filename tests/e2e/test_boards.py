@@ -285,3 +285,43 @@ def test_rpi_pico_refuses_an_elf_without_boot2(tmp_path, monkeypatch):
 
 def test_boards_dir_is_the_repository_folder():
     assert BOARDS_DIR.name == "boards" and (BOARDS_DIR / "common" / "harness.c").is_file()
+
+
+def _lib_calling(tmp_path, call: str) -> Path:
+    """A one-input, one-output model library whose invoke() runs `call` on its float input."""
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "fl.h").write_text("#define FL_ARENA_SIZE 8\n#define FL_INPUTS 1\n#define FL_OUTPUTS 1\n"
+                              "#define FL_INPUT0_BYTES 4\n#define FL_OUTPUT0_BYTES 4\n"
+                              "void *fl_input(int i);\nvoid *fl_output(int i);\nint fl_invoke(void);\n")
+    (lib / "fl.c").write_text('#include <math.h>\n#include "fl.h"\nfloat nowhere(float);\nstatic float io[2];\n'
+                              "void *fl_input(int i) { (void)i; return io; }\n"
+                              "void *fl_output(int i) { (void)i; return io + 1; }\n"
+                              f"int fl_invoke(void) {{ io[1] = {call}(io[0]); return 0; }}\n")
+    return lib
+
+
+@pytest.mark.qemu
+@needs_arm
+@pytest.mark.parametrize("call", ["expf", "roundf", "tanhf"])
+def test_firmware_links_libm(tmp_path, call):
+    elf = firmware.build_firmware(load_board("qemu-mps2-an386"), _lib_calling(tmp_path, call), "fl", tmp_path / "o")
+    assert elf.is_file()
+
+
+@pytest.mark.qemu
+@needs_arm
+def test_failed_link_names_the_undefined_reference(tmp_path):
+    with pytest.raises(TargetError) as e:
+        firmware.build_firmware(load_board("qemu-mps2-an386"), _lib_calling(tmp_path, "nowhere"), "fl", tmp_path / "o")
+    assert "undefined reference to `nowhere'" in str(e.value) and "collect2" not in str(e.value)
+    assert str(e.value).startswith("firmware build for board 'qemu-mps2-an386' failed: ")
+
+
+@pytest.mark.qemu
+@needs_arm
+def test_failed_compile_names_the_error_line(tmp_path):
+    lib = _lib_calling(tmp_path, "expf")
+    (lib / "bad.c").write_text("int broken(void) { return undeclared_thing; }\n")
+    with pytest.raises(TargetError, match=r"failed: .*bad\.c:1:\d+: error: 'undeclared_thing' undeclared"):
+        firmware.build_firmware(load_board("qemu-mps2-an386"), lib, "fl", tmp_path / "o")

@@ -3,16 +3,15 @@ and the scores it prints over the UART equal TFLite Micro's output for the same 
 
 from __future__ import annotations
 
-import os
+import difflib
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
-from conftest import QEMU, REPO, model
+from conftest import NEEDS_CORPUS, QEMU, REPO, model
 
 from microfuse import oracle
 
@@ -99,53 +98,28 @@ def test_another_model_and_input(tmp_path):
     assert top == int(np.argmax(ref))
 
 
-# -- docs: every `sh` block of a page runs, in order, as a new user would type it ---------------------
+# -- docs: every `sh` and `python` block of a page runs, in order, as a new user would type it, and
+# prints exactly the `text` block shown after it (docs/refresh_outputs.py pastes them) ----------------
 DOCS = REPO / "docs"
-CHECKED = ("output ", "scores:", "top class:")  # documented lines that must come out verbatim
-FILE_BLOCK = re.compile(r"(?:/\*|#|//) ([\w.-]+/)*[\w-]+\.(?:c|txt|conf|ino)\b")  # `/* app/main.c */`
-
-
-def doc_blocks(path: Path) -> list[tuple[str, str, str]]:
-    """(language, code, the text block right after it or '') for every fenced block of a page."""
-    found = re.findall(r"^```(\w*)\n(.*?)^```$", path.read_text(), re.M | re.S)
-    return [(lang, code, found[i + 1][1] if i + 1 < len(found) and found[i + 1][0] == "text" else "")
-            for i, (lang, code) in enumerate(found) if lang != "text"]
-
-
-def user_shell(tmp: Path) -> dict:
-    """A PATH whose `microfuse` and `python3` are this interpreter's (as after `pip install -e .`)."""
-    bin_dir = tmp / "bin"
-    bin_dir.mkdir()
-    for name, target in (("microfuse", f"{shlex.quote(sys.executable)} -m microfuse"),
-                         ("python3", shlex.quote(sys.executable))):
-        script = bin_dir / name
-        script.write_text(f'#!/bin/sh\nexec {target} "$@"\n')
-        script.chmod(0o755)
-    return {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+sys.path.insert(0, str(DOCS))
+import refresh_outputs  # noqa: E402  (docs/refresh_outputs.py: the same runner that pastes the outputs)
 
 
 def run_page(page: Path, tmp: Path, min_commands: int) -> None:
-    """In a fresh folder holding a copy of examples/: write the page's named files (a block whose
-    first line is a comment naming a path), then run its `sh` blocks and check the shown lines."""
-    work = tmp / "work"
-    shutil.copytree(REPO / "examples", work / "examples", ignore=shutil.ignore_patterns("build", "__pycache__"))
-    env = user_shell(tmp)
-    blocks = doc_blocks(page)
-    for lang, code, _ in blocks:
-        named = FILE_BLOCK.match(code)
-        if lang != "sh" and named:
-            path = work / named.group(0).split(" ", 1)[1]
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(code)
-    commands = [(code, shown) for lang, code, shown in blocks if lang == "sh"]
+    """In tmp/work, holding a copy of examples/ and the page's named files, run its commands; every
+    text block after a command must be that command's output, byte for byte (no figure can drift)."""
+    text = page.read_text()
+    commands = [m for m in refresh_outputs.BLOCK.finditer(text) if m.group(1) in refresh_outputs.RUN]
     assert len(commands) >= min_commands, f"{page.name} lost its commands"
-    for code, shown in commands:
-        done = subprocess.run(["bash", "-euo", "pipefail", "-c", code], cwd=work, env=env, capture_output=True,
-                              text=True, timeout=300)
-        assert done.returncode == 0, f"{page.name}:\n{code}\n{done.stdout[-2000:]}{done.stderr[-2000:]}"
-        for line in shown.splitlines():
-            if line.startswith(CHECKED) or "bit-exact" in line:
-                assert line in done.stdout.splitlines(), f"{code}\nshown: {line}\ngot:\n{done.stdout[-2000:]}"
+    try:
+        outputs = refresh_outputs.run_page(text, tmp / "work")
+    except refresh_outputs.PageError as e:
+        raise AssertionError(f"{page.name}: {e}") from None
+    for shown, printed in outputs:
+        diff = "\n".join(difflib.unified_diff(shown.group(2).splitlines(), printed.splitlines(), "shown", "printed",
+                                               lineterm=""))
+        assert shown.group(2) == printed, (f"{page.name}: a text block differs from what its command prints; "
+                                           f"regenerate with `python3 scripts/update_docs.py`:\n{diff}")
 
 
 @needs_qemu
@@ -165,6 +139,11 @@ def test_integration_commands_work(tmp_path):
     work = tmp_path / "work"
     assert (work / "app" / "build" / "demo").is_file()
     assert (work / "arduino" / "libraries" / "tiny_model" / "src" / "tiny.h").is_file()
+
+
+@NEEDS_CORPUS
+def test_fusion_explain_output_is_current(tmp_path):
+    run_page(DOCS / "fusion.md", tmp_path, 1)
 
 
 def test_docs_links_and_pictures():

@@ -13,12 +13,12 @@ from microfuse import oracle
 from microfuse.build import Options, build
 from microfuse.targets.host import STRICT, compiler
 from microfuse.verify import make_samples, same, verify
-from tests.conftest import MODEL_FILES, REPO, model
+from tests.conftest import CORPUS_FILES, REPO, model
 
 EXAMPLES = sorted((REPO / "examples").glob("*.tflite"))
 
 
-@pytest.mark.parametrize("path", MODEL_FILES + EXAMPLES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", CORPUS_FILES + EXAMPLES, ids=lambda p: p.stem)
 def test_verify_bit_exact_with_tflm(path):
     verdict, compiled, _ = verify(path, n=8, seed=1)
     assert verdict.ok, verdict.line(False)
@@ -98,8 +98,8 @@ def test_build_is_deterministic(tmp_path):
     path = model("mlperf_vww_mobilenetv1_96_int8")
     build(path, tmp_path / "a", Options(name="vww"))
     build(path, tmp_path / "b", Options(name="vww"))
-    names = sorted(p.name for p in (tmp_path / "a").iterdir())
-    assert names == sorted(p.name for p in (tmp_path / "b").iterdir())
+    names = sorted(str(p.relative_to(tmp_path / "a")) for p in (tmp_path / "a").rglob("*") if p.is_file())
+    assert names == sorted(str(p.relative_to(tmp_path / "b")) for p in (tmp_path / "b").rglob("*") if p.is_file())
     for name in names:
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
 

@@ -6,7 +6,6 @@ bit-exact under QEMU with the default build, at the issue-4 arenas."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -27,6 +26,7 @@ from microfuse.passes import cost, run_passes
 from microfuse.tflite.writer import write
 from microfuse.verify import verify
 from conftest import QEMU
+from conftest import model as corpus_model
 
 SEED = 11
 FAST = ("mf_conv2d_s8_gemm", "mf_dwconv2d_s8_dsp", "mf_fc_s8_dsp")
@@ -195,7 +195,6 @@ def test_fast_kernels_match_tflm_under_qemu_m4_in_overlapping_arenas(tmp_path, a
 
 # -- the MLPerf Tiny models ------------------------------------------------------------------------
 
-MODELS = Path(__file__).resolve().parents[2].parent / "shared" / "models"
 MLPERF = {"mlperf_kws_dscnn_int8": 9_000, "mlperf_vww_mobilenetv1_96_int8": 40_000,
           "mlperf_ic_resnet8_int8": 34_000, "mlperf_ad_autoencoder_int8": 768}  # issue-4 arenas
 MAC_KINDS = ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED")
@@ -203,11 +202,11 @@ MAC_KINDS = ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED")
 
 @pytest.mark.parametrize("model", MLPERF)
 def test_balanced_runs_fast_kernels_everywhere_within_the_arena_targets(model):
-    compiled = compile_model(MODELS / f"{model}.tflite", Options(name="m"))
+    compiled = compile_model(corpus_model(model), Options(name="m"))
     slow = [c.kernel for c in compiled.calls
             if c.sources[0].kind in MAC_KINDS and not c.kernel.startswith(FAST)]
     assert not slow
-    reference = compile_model(MODELS / f"{model}.tflite", Options(name="m", optimize="size"))
+    reference = compile_model(corpus_model(model), Options(name="m", optimize="size"))
     assert compiled.plan.arena_bytes <= min(MLPERF[model], reference.plan.arena_bytes)
     weights = sum(np.asarray(v.data).nbytes for c in compiled.calls for k, v in c.params.items()
                   if isinstance(v, ConstArray) and k.split(".")[-1] == "weights")
@@ -217,7 +216,7 @@ def test_balanced_runs_fast_kernels_everywhere_within_the_arena_targets(model):
 
 def check_mlperf_on(board: str, model: str) -> None:
     """The default build of an MLPerf model uses the fast kernels and equals TFLM on `board`."""
-    verdict, compiled, counts = verify(MODELS / f"{model}.tflite", board, n=1, seed=SEED)
+    verdict, compiled, counts = verify(corpus_model(model), board, n=1, seed=SEED)
     assert any(c.kernel.startswith(FAST) for c in compiled.calls)
     assert verdict.ok, verdict.line(False)
     assert min(counts) > 0

@@ -14,7 +14,7 @@ from microfuse.plan import check, plan
 from microfuse.tflite.reader import read
 
 from arena_exec import run_in_arena, run_reference
-from conftest import MODEL_FILES, model
+from conftest import CORPUS_FILES, model
 from plan_graphs import Builder, kws_like, random_graph, residual
 
 # issue 4 acceptance (TFLite Micro's activation arena: 16,000 / 73,728 / 49,152 / 768)
@@ -31,7 +31,7 @@ def _same_values(graph, p):
     return [t.name for t, v in got.items() if not np.array_equal(v, ref[t])]
 
 
-@pytest.mark.parametrize("path", MODEL_FILES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", CORPUS_FILES, ids=lambda p: p.stem)
 def test_corpus_model_is_below_the_whole_tensor_bound_fast(path):
     graph = read(path)
     start = time.perf_counter()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import MODEL_FILES, model
+from conftest import CORPUS_FILES, model
 from tflite_builder import FLOAT32, INT32, CodeSpec, OpSpec, TensorSpec, add_model
 
 from microfuse import ops
@@ -21,7 +21,7 @@ def test_corpus_is_present(models):
     assert len(models) >= 8
 
 
-@pytest.mark.parametrize("path", MODEL_FILES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", CORPUS_FILES, ids=lambda p: p.stem)
 def test_corpus_model_reads_and_verifies(path):
     graph = load(path)  # read + check_supported + verify
     assert graph.ops and graph.inputs and graph.outputs
@@ -31,7 +31,7 @@ def test_corpus_model_reads_and_verifies(path):
         assert op.name == op.outputs[0].name
 
 
-@pytest.mark.parametrize("path", MODEL_FILES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", CORPUS_FILES, ids=lambda p: p.stem)
 def test_corpus_model_matches_litert(path):
     """LiteRT's interpreter is an independent reader: ops, tensors, quantization and weights agree."""
     from ai_edge_litert.interpreter import Interpreter, OpResolverType

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import MODEL_FILES, REPO
+from conftest import CORPUS_FILES, REPO
 
 from microfuse import oracle
 from microfuse.errors import UnsupportedError
@@ -44,7 +44,7 @@ def assert_same_graph(g: Graph, h: Graph) -> None:
     assert g.metadata == h.metadata
 
 
-@pytest.mark.parametrize("path", MODEL_FILES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", CORPUS_FILES, ids=lambda p: p.stem)
 def test_corpus_round_trip_keeps_graph_and_outputs(path):
     graph = read(path)
     data = writer.write(graph)
@@ -71,8 +71,8 @@ def test_example_models_exist_and_round_trip():
         assert all(np.array_equal(a, b) for a, b in zip(oracle.run(path, feeds), oracle.run(data, feeds)))
 
 
-def test_rewriting_is_a_fixpoint():
-    data = writer.write(read(MODEL_FILES[0].read_bytes()))  # from bytes: the graph is named "model" both times
+def test_rewriting_is_a_fixpoint(models):
+    data = writer.write(read(models[0].read_bytes()))  # from bytes: the graph is named "model" both times
     assert writer.write(read(data)) == data
 
 

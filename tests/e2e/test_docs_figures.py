@@ -1,0 +1,35 @@
+"""README's figures are re-measured and compared: scripts/update_docs.py --check regenerates each marked
+block (make demo's output; the MLPerf table and the M55 counts from bench/) and fails on a difference."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from conftest import NEEDS_CORPUS, QEMU, REPO
+
+pytestmark = QEMU
+
+
+def check(blocks: str) -> None:
+    done = subprocess.run([sys.executable, str(REPO / "scripts" / "update_docs.py"), "--check", "--only", blocks],
+                          capture_output=True, text=True, timeout=3000)
+    assert done.returncode == 0, f"README figures out of date:\n{done.stdout[-4000:]}{done.stderr[-2000:]}"
+
+
+def test_readme_demo_output_is_what_make_demo_prints():
+    check("demo")
+
+
+@NEEDS_CORPUS
+@pytest.mark.slow
+def test_readme_mlperf_figures_are_measured():
+    check("mlperf-table,m55")
+
+
+def test_every_readme_figure_block_has_a_generator():
+    import re
+
+    names = re.findall(r"<!-- figures:([\w-]+) -->", (REPO / "README.md").read_text())
+    assert sorted(names) == ["demo", "m55", "mlperf-table"]
