@@ -75,7 +75,7 @@ def test_evil_names_build_into_c_that_compiles_and_holds_no_model_line(tmp_path)
 def test_every_template_routes_free_text_through_the_helper():
     """banner, command, summary, call comments and tensor names may hold anything: each use is escaped."""
     root = Path(__file__).resolve().parents[2] / "microfuse"
-    templates = [*(root / "emit" / "templates").glob("*.j2"), *(root / "targets" / "templates").glob("*.j2")]
+    templates = [*(root / "emit" / "templates").rglob("*.j2"), *(root / "targets" / "templates").rglob("*.j2")]
     assert len(templates) >= 6
     free = re.compile(r"\b(banner|command|summary|comment|tensor\.name)\b")
     for path in templates:
