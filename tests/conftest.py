@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -27,8 +25,5 @@ def models() -> list[Path]:
     return MODEL_FILES
 
 
-CI = os.environ.get("CI") == "true"
-_MISSING_ARM = [t for t in ("qemu-system-arm", "arm-none-eabi-gcc") if shutil.which(t) is None]
-# Tests that need QEMU and the Arm toolchain: they run (and fail if a tool is missing) when CI=true.
-NEEDS_ARM = pytest.mark.skipif(bool(_MISSING_ARM) and not CI, reason=f"{', '.join(_MISSING_ARM)} not installed")
-QEMU = [pytest.mark.qemu, NEEDS_ARM]
+# The one CI switch and the tool marks live in the harness (CI=true: nothing skips).
+from tests.harness import CI, NEEDS_ARM, QEMU  # noqa: E402,F401

@@ -1,6 +1,5 @@
 """Boards as data: every board.toml loads and tells the truth; firmware builds for each; errors are one line."""
 
-import os
 import re
 import shutil
 from pathlib import Path
@@ -11,12 +10,11 @@ from microfuse.boards import BOARDS_DIR, list_boards, load_all, load_board
 from microfuse.errors import BoardError, TargetError
 from microfuse.targets import firmware
 from microfuse.targets.flash import choose_flasher, flash, flash_command
+from tests.harness import needs
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 FAKE_LIB = DATA / "fake_lib"
-CI = os.environ.get("CI") == "true"
-HAVE_ARM = shutil.which("arm-none-eabi-gcc") is not None
-needs_arm = pytest.mark.skipif(not HAVE_ARM and not CI, reason="arm-none-eabi-gcc not installed")
+needs_arm = needs("arm-none-eabi-gcc")
 
 QEMU_BOARDS = ["qemu-mps2-an385", "qemu-mps2-an386", "qemu-mps2-an500", "qemu-mps3-an547", "qemu-microbit"]
 # name -> (cpu, flash bytes, SRAM bytes): the chips' data-sheet sizes.

@@ -11,43 +11,24 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from _batch import merge
-from fast_runner import run_host, run_qemu, scenarios, strided
-from lowered_runner import (act_quant, cases_count, geometry, int8_weights, int32_bias, out_quant,
-                            single_op, weight_quant)
-from microfuse import lower, oracle
-from microfuse.build import Options, compile_model
+from microfuse.build import Options
 from microfuse.fixedpoint import mul_by_quantized_multiplier
 from microfuse.ir import DType, Graph, Op, Tensor
 from microfuse.lower import ConstArray, fast
 from microfuse.ops.attrs import (ActivationAttrs, ConvAttrs, DepthwiseAttrs, FullyConnectedAttrs,
                                  LeakyReluAttrs)
-from microfuse.passes import Context, cost, run_passes
-from microfuse.tflite.writer import write
+from microfuse.testing import inputs
+from microfuse.testing.modelgen import merge
+from microfuse.testing.stages import compile_model, lower, lowered
 from microfuse.verify import verify
-from conftest import QEMU
+from tests.harness import always_fuse, case_count, on_qemu, reference  # noqa: F401 (a fixture)
+from tests.kernels import placements
+from tests.kernels.cases import (act_quant, geometry, int8_weights, int32_bias, out_quant, single_op,
+                                 weight_quant)
 
 SEED = 11
 FAST = ("mf_conv2d_s8_gemm", "mf_dwconv2d_s8_dsp", "mf_fc_s8_dsp")
 EPILOGUES = ("", "lut", "add", "sub", "rsub", "mul", "lut_add", "add_lut")  # the last two: tables
-
-
-def needs_qemu(test):
-    """arm-none-eabi-gcc and qemu-system-arm: required under CI=true, else skipped when missing."""
-    for mark in QEMU:
-        test = mark(test)
-    return test
-
-
-@pytest.fixture
-def always_fuse(monkeypatch):
-    """Every legal fusion happens, so that each fused variant is exercised."""
-    real = cost.decide
-
-    def decide(base, delta, optimize):
-        return cost.Verdict(True, "forced by the test", real(base, delta, optimize).delta)
-
-    monkeypatch.setattr(cost, "decide", decide)
 
 
 # -- random cases ---------------------------------------------------------------------------------
@@ -124,7 +105,7 @@ def with_epilogue(rng, graph: Graph, kind: str) -> Graph:
 
 def cases(count_local: int, count_ci: int = 30) -> Graph:
     rng = np.random.default_rng(SEED)
-    n = cases_count(count_local, count_ci)
+    n = case_count(count_local, count_ci)
     graphs = [with_epilogue(rng, make(rng, i), EPILOGUES[i % len(EPILOGUES)])
               for make in (conv_graph, dw_graph, fc_graph) for i in range(n)]
     return merge(graphs, "fast")
@@ -135,9 +116,9 @@ def prepared(count_local: int, count_ci: int = 30):
     arena scenarios of every call with TFLM's outputs."""
     graph = cases(count_local, count_ci)
     rng = np.random.default_rng(SEED + 1)
-    feed = [rng.integers(-128, 128, size=t.shape).astype(np.int8) for t in graph.inputs]
+    feed = inputs.sample(graph.inputs, rng)
     data = {t.name: x for t, x in zip(graph.inputs, feed)}
-    tflm = oracle.run(write(graph), feed)
+    (tflm,) = reference(graph, [feed])
     want = {t.name: np.asarray(o).astype(np.int8) for t, o in zip(graph.outputs, tflm)}
     calls = lowered(graph)
     runs = []
@@ -146,19 +127,11 @@ def prepared(count_local: int, count_ci: int = 30):
     assert len(fast_calls) >= 0.9 * len(calls), {c.kernel for c in calls}
     assert len(calls) == len(graph.outputs)  # every case is one call (fused)
     for call in fast_calls:
-        inputs = [data[t.name] for t in call.inputs]
+        operands = [data[t.name] for t in call.inputs]
         label = f"{call.kernel} {call.sources[0].name}"
-        runs += scenarios(call, inputs, want[call.outputs[0].name], label)
-        runs.append(strided(call, inputs, want[call.outputs[0].name], label))
+        runs += placements.scenarios(call, operands, want[call.outputs[0].name], label)
+        runs.append(placements.strided(call, operands, want[call.outputs[0].name], label))
     return calls, runs
-
-
-def lowered(graph: Graph, level: str = "balanced") -> list:
-    """The calls the build makes of `graph` at the default optimization (the fusion passes, then
-    a kernel per op), without planning the whole batch's arena."""
-    optimized = run_passes(graph, context=Context(level))
-    with lower.optimizing(level):
-        return [lower.lower(op) for op in optimized.ops]
 
 
 def suffix(epilogue: str) -> str:
@@ -180,16 +153,16 @@ def test_fast_kernels_match_tflm_on_host_in_overlapping_arenas(tmp_path, always_
     assert any(r.call.params.get(r.call.reverse_key or "", 0) == 1 for r in runs)  # backward runs
     strided_kernels = {r.call.kernel for r in runs if "out_stride" in r.label}
     assert {k.replace(b, b + "_strided") for k in expected for b in FAST if k.startswith(b)} <= strided_kernels
-    assert not run_host(runs, tmp_path)
+    assert not placements.run(runs, tmp_path)
 
 
-@needs_qemu
+@on_qemu
 def test_fast_kernels_match_tflm_under_qemu_m4_in_overlapping_arenas(tmp_path, always_fuse):
     """The DSP path (SXTB16 / SMLAD assembly) on Cortex-M4F."""
     calls, runs = prepared(6, 30)
     assert {k for k in FAST} <= variants(calls)
     assert {f"{k}_strided" for k in FAST} <= {r.call.kernel for r in runs if "out_stride" in r.label}
-    assert not run_qemu(runs, tmp_path)
+    assert not placements.run(runs, tmp_path, "qemu-mps2-an386")
 
 
 # -- the MLPerf Tiny models ------------------------------------------------------------------------
@@ -223,7 +196,7 @@ def check_mlperf_on(board: str, model: str) -> None:
 
 
 @pytest.mark.parametrize("model", MLPERF)
-@needs_qemu
+@on_qemu
 def test_mlperf_models_are_bit_exact_with_the_default_build_under_qemu_m4(model):
     check_mlperf_on("qemu-mps2-an386", model)
 
@@ -232,11 +205,9 @@ def test_mlperf_models_are_bit_exact_with_the_default_build_under_qemu_m4(model)
 
 def test_optimize_size_keeps_the_reference_kernels():
     graph = cases(2)
-    with lower.optimizing("size"):
-        kernels = {lower.lower(op).kernel for op in graph.ops if op.kind in MAC_KINDS}
+    kernels = {lower(op, "size").kernel for op in graph.ops if op.kind in MAC_KINDS}
     assert not {k for k in kernels if k.startswith(FAST)}
-    with lower.optimizing("balanced"):
-        kernels = [lower.lower(op).kernel for op in graph.ops if op.kind in MAC_KINDS]
+    kernels = [lower(op, "balanced").kernel for op in graph.ops if op.kind in MAC_KINDS]
     assert set(FAST) <= set(kernels) and sum(k in FAST for k in kernels) >= 0.9 * len(kernels)
 
 
@@ -248,12 +219,11 @@ def test_an_input_off_a_word_boundary_keeps_the_reference_kernel():
     op = graph.ops[0]
     x = op.inputs[0]
     base = Tensor("base", (x.elements + 3,), DType.INT8, x.quant)
-    with lower.optimizing("balanced"):
-        assert lower.lower(op).kernel.startswith(FAST)
-        for offset, fast_kernel in ((3, False), (4, True)):
-            op.inputs[0] = Slice(x.name, x.shape, x.dtype, x.quant, base=base, offset=offset,
-                                 rows=1, row_bytes=x.nbytes, stride=x.nbytes)
-            assert lower.lower(op).kernel.startswith(FAST) == fast_kernel
+    assert lower(op, "balanced").kernel.startswith(FAST)
+    for offset, fast_kernel in ((3, False), (4, True)):
+        op.inputs[0] = Slice(x.name, x.shape, x.dtype, x.quant, base=base, offset=offset,
+                             rows=1, row_bytes=x.nbytes, stride=x.nbytes)
+        assert lower(op, "balanced").kernel.startswith(FAST) == fast_kernel
 
 
 def test_a_channel_slice_output_picks_the_strided_fast_kernel():
@@ -266,8 +236,7 @@ def test_a_channel_slice_output_picks_the_strided_fast_kernel():
         rng = np.random.default_rng(SEED)
         for i in range(60):
             op = make(rng, i).ops[0]
-            with lower.optimizing("balanced"):
-                call = lower.lower(op)
+            call = lower(op, "balanced")
             if call.kernel == name and op.outputs[0].elements > op.outputs[0].shape[-1]:
                 return op, call
         raise AssertionError(f"no case runs {name}")
@@ -281,8 +250,7 @@ def test_a_channel_slice_output_picks_the_strided_fast_kernel():
         base = Tensor("base", (*y.shape[:-1], c + 5), DType.INT8, y.quant)
         op.outputs[0] = Slice(y.name, y.shape, y.dtype, y.quant, base=base, offset=2,
                               rows=y.elements // c, row_bytes=c, stride=c + 5)
-        with lower.optimizing("balanced"):
-            call = lower.lower(op)
+        call = lower(op, "balanced")
         assert call.kernel == name + "_strided" and call.params["out_stride"] == c + 5
         assert call.files == (name + "_strided.c",)
 

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from microfuse.build import Options, compile_model
+from microfuse.build import Options
+from microfuse.testing.stages import compile_model
 from microfuse.passes import cost
 from microfuse.passes.cost import Estimate, decide
 from microfuse.passes.explain import format_decisions
 
 from conftest import NEEDS_ARM, model  # noqa: E402  (tests/ is on sys.path: pytest rootdir conftest)
 from _fusion import check_cost_table, measured_code_bytes
-
 BASE = Estimate(1_000_000, 200_000, 40_000, 100_000)
 
 
