@@ -64,6 +64,7 @@ def first_difference(compiled: Compiled, trace: dict[int, np.ndarray], model_byt
         if i not in trace or out.index < 0 or out.index not in ref:
             continue
         ours = np.frombuffer(trace[i], dtype=out.dtype.np)
+        ours = ours.reshape(out.shape) if ours.size == out.elements else ours  # name the element by its index
         ops = ", ".join(f"op {op.index} {op.kind} '{op.name}'" for op in call.sources)
         found = difference(ours, ref[out.index], f"call {i} ({ops}) output '{out.name}'")
         if found:

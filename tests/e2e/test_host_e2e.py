@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from microfuse.build import Options
-from microfuse.testing.stages import build
 from microfuse.targets.host import STRICT, compiler
 from microfuse.testing import inputs
 from microfuse.testing.compare import difference
+from microfuse.testing.stages import build
 from microfuse.verify import verify
 from tests.conftest import MODEL_FILES, REPO, model
 from tests.harness import reference

@@ -6,18 +6,18 @@ import numpy as np
 import pytest
 
 from microfuse.build import Options
-from microfuse.testing.stages import build
 from microfuse.errors import PlanError
 from microfuse.session import bench, run_once
 from microfuse.testing import inputs
 from microfuse.testing.compare import difference
+from microfuse.testing.stages import build
 from microfuse.verify import verify
+from tests import figures
 from tests.conftest import model
 from tests.harness import QEMU, reference
 
 pytestmark = QEMU
-MLPERF = ["mlperf_kws_dscnn_int8", "mlperf_vww_mobilenetv1_96_int8", "mlperf_ic_resnet8_int8",
-          "mlperf_ad_autoencoder_int8"]
+MLPERF = figures.MLPERF
 
 
 @pytest.mark.parametrize("board", ["qemu-mps2-an386", "qemu-mps2-an500"])
@@ -26,6 +26,7 @@ def test_mlperf_bit_exact_on_m4_and_m7(name, board):
     verdict, _, counts = verify(model(name), board, n=3, seed=3)
     assert verdict.ok, verdict.line(False)
     assert len(counts) == 5 and min(counts) > 0
+    figures.relative(f"{name} instructions on {board}", max(counts), figures.INSTRUCTIONS[board][name])
 
 
 @pytest.mark.parametrize("board", ["qemu-mps3-an547", "qemu-mps2-an385"])

@@ -2,11 +2,9 @@
 fused variant, the portable C path on the host (sanitizers on) and the DSP path under QEMU
 mps2-an386 (Cortex-M4F), each call also run with its output over an input at the tightest
 forward and backward (reverse = 1) shifts the memory planner may choose; the MLPerf Tiny models
-bit-exact under QEMU with the default build, at the issue-4 arenas."""
+bit-exact under QEMU with the default build, at today's arenas (tests/figures.py)."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,6 +19,8 @@ from microfuse.testing import inputs
 from microfuse.testing.modelgen import merge
 from microfuse.testing.stages import compile_model, lower, lowered
 from microfuse.verify import verify
+from tests import figures
+from tests.conftest import model as corpus
 from tests.harness import always_fuse, case_count, on_qemu, reference  # noqa: F401 (a fixture)
 from tests.kernels import placements
 from tests.kernels.cases import (act_quant, geometry, int8_weights, int32_bias, out_quant, single_op,
@@ -153,7 +153,8 @@ def test_fast_kernels_match_tflm_on_host_in_overlapping_arenas(tmp_path, always_
     assert any(r.call.params.get(r.call.reverse_key or "", 0) == 1 for r in runs)  # backward runs
     strided_kernels = {r.call.kernel for r in runs if "out_stride" in r.label}
     assert {k.replace(b, b + "_strided") for k in expected for b in FAST if k.startswith(b)} <= strided_kernels
-    assert not placements.run(runs, tmp_path)
+    failures = placements.run(runs, tmp_path)
+    assert not failures, "\n".join(failures)
 
 
 @on_qemu
@@ -162,34 +163,36 @@ def test_fast_kernels_match_tflm_under_qemu_m4_in_overlapping_arenas(tmp_path, a
     calls, runs = prepared(6, 30)
     assert {k for k in FAST} <= variants(calls)
     assert {f"{k}_strided" for k in FAST} <= {r.call.kernel for r in runs if "out_stride" in r.label}
-    assert not placements.run(runs, tmp_path, "qemu-mps2-an386")
+    failures = placements.run(runs, tmp_path, "qemu-mps2-an386")
+    assert not failures, "\n".join(failures)
 
 
 # -- the MLPerf Tiny models ------------------------------------------------------------------------
 
-MODELS = Path(__file__).resolve().parents[2].parent / "shared" / "models"
-MLPERF = {"mlperf_kws_dscnn_int8": 9_000, "mlperf_vww_mobilenetv1_96_int8": 40_000,
-          "mlperf_ic_resnet8_int8": 34_000, "mlperf_ad_autoencoder_int8": 768}  # issue-4 arenas
+MLPERF = figures.MLPERF
 MAC_KINDS = ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED")
 
 
 @pytest.mark.parametrize("model", MLPERF)
-def test_balanced_runs_fast_kernels_everywhere_within_the_arena_targets(model):
-    compiled = compile_model(MODELS / f"{model}.tflite", Options(name="m"))
+def test_balanced_runs_fast_kernels_everywhere_at_todays_arena_and_calls(model):
+    compiled = compile_model(corpus(model), Options(name="m"))
     slow = [c.kernel for c in compiled.calls
             if c.sources[0].kind in MAC_KINDS and not c.kernel.startswith(FAST)]
     assert not slow
-    reference = compile_model(MODELS / f"{model}.tflite", Options(name="m", optimize="size"))
-    assert compiled.plan.arena_bytes <= min(MLPERF[model], reference.plan.arena_bytes)
+    small = compile_model(corpus(model), Options(name="m", optimize="size"))
+    assert compiled.plan.arena_bytes <= small.plan.arena_bytes
+    figures.arena(f"{model} default build", compiled.plan.arena_bytes, figures.BUILD_ARENA[model])
+    figures.at_most(f"{model} default build kernel calls", len(compiled.calls), figures.BUILD_CALLS[model], 0)
     weights = sum(np.asarray(v.data).nbytes for c in compiled.calls for k, v in c.params.items()
                   if isinstance(v, ConstArray) and k.split(".")[-1] == "weights")
     int8 = sum(c.sources[0].inputs[1].nbytes for c in compiled.calls if c.sources[0].kind in MAC_KINDS)
-    assert weights <= int8 * 1.05  # int8 in flash: blocked and padded, never widened
+    # int8 in flash: blocked and padded, never widened
+    figures.relative(f"{model} flash weights per int8 weight", weights / int8, figures.WEIGHTS_RATIO[model], 0.0005)
 
 
 def check_mlperf_on(board: str, model: str) -> None:
     """The default build of an MLPerf model uses the fast kernels and equals TFLM on `board`."""
-    verdict, compiled, counts = verify(MODELS / f"{model}.tflite", board, n=1, seed=SEED)
+    verdict, compiled, counts = verify(corpus(model), board, n=1, seed=SEED)
     assert any(c.kernel.startswith(FAST) for c in compiled.calls)
     assert verdict.ok, verdict.line(False)
     assert min(counts) > 0

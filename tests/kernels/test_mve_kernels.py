@@ -49,7 +49,7 @@ def test_fast_kernels_match_tflm_under_qemu_m55_in_overlapping_arenas(tmp_path, 
         work = tmp_path / f"part{k}"
         work.mkdir()
         failures += placements.run(part, work, BOARD)
-    assert not failures
+    assert not failures, "\n".join(failures)
 
 
 def _parts(runs: list, budget: int = 250_000) -> list[list]:

@@ -9,9 +9,9 @@ import pytest
 from microfuse import lut as luts
 from microfuse.ir import DType, Graph, Op, Quant
 from microfuse.ops.attrs import LeakyReluAttrs
+from microfuse.testing.compare import difference
 from microfuse.testing.modelgen import merge
 from microfuse.testing.ptq import f32
-from microfuse.testing.compare import difference
 from tests.harness import case_count, check_graphs, reference
 from tests.kernels.cases import rand_quant, single, tensor
 

@@ -8,9 +8,9 @@ import numpy as np
 
 from microfuse import views
 from microfuse.build import Options
-from microfuse.testing.stages import compile_model
 from microfuse.ir import Quant
 from microfuse.testing.modelgen import Net
+from microfuse.testing.stages import compile_model
 
 from _fusion import fused
 from _views import FLOAT32, INT8, concat, contiguous, conv, fire, inception, pool, share_concat_quant

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from microfuse.build import Options
-from microfuse.testing.stages import compile_model
 from microfuse.ir import DType
+from microfuse.testing.stages import compile_model
 from microfuse.ops.attrs import (ActivationAttrs, ConvAttrs, DepthwiseAttrs, FullyConnectedAttrs, LeakyReluAttrs,
                                  PoolAttrs)
 from microfuse.testing import modelgen

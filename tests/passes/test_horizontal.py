@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from microfuse.build import Options
-from microfuse.testing.stages import compile_model
 from microfuse.ops.attrs import LeakyReluAttrs
 from microfuse.testing.modelgen import Net
+from microfuse.testing.stages import compile_model
 
 from _fusion import fused
 from tests.harness import always_fuse, check_graph  # noqa: F401 (a fixture)

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 from microfuse.build import Options
-from microfuse.testing.stages import compile_model
 from microfuse.ir import DType
 from microfuse.ops.attrs import ConvAttrs, DepthwiseAttrs, NoAttrs, PoolAttrs
 from microfuse.ops.common import window_pads
 from microfuse.testing import ptq
 from microfuse.testing.modelgen import Net, merge
+from microfuse.testing.stages import compile_model
 
 from _fusion import calls, fused
 from tests.harness import always_fuse, check_graph  # noqa: F401 (a fixture)

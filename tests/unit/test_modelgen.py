@@ -7,8 +7,8 @@ import pytest
 
 from microfuse import oracle, ops
 from microfuse.ir import DType
-from microfuse.testing import modelgen as mg
 from microfuse.testing import inputs, ptq
+from microfuse.testing import modelgen as mg
 from microfuse.tflite import writer
 
 F32 = DType.FLOAT32
