@@ -12,11 +12,11 @@ import numpy as np
 from . import oracle
 from .build import Compiled, Options
 from .targets.firmware import build_with_firmware as build
-from .ir import DType, Graph, Tensor
+from .ir import Graph
 from .progress import Tick, progress
-
-FLOAT_RTOL = 1e-5
-FLOAT_ATOL = 1e-6
+from .testing import inputs
+from .testing.compare import FLOAT_ATOL, FLOAT_RTOL, difference, same  # noqa: F401 (re-exported)
+from .testing.compare import first_difference as first_output_difference
 Runner = Callable[[list[list[np.ndarray]]], list[list[np.ndarray]]]
 
 
@@ -39,50 +39,21 @@ class Verdict:
 
 def make_samples(graph: Graph, n: int, seed: int) -> list[list[np.ndarray]]:
     """All-minimum, all-maximum, then n random samples (full int range, or N(0, 1) floats)."""
-    rng = np.random.default_rng(seed)
-    samples = [[_extreme(t, low=True) for t in graph.inputs], [_extreme(t, low=False) for t in graph.inputs]]
-    for _ in range(n):
-        samples.append([_random(t, rng) for t in graph.inputs])
-    return samples
-
-
-def _extreme(t: Tensor, low: bool) -> np.ndarray:
-    if t.dtype == DType.FLOAT32:
-        return np.full(t.shape, -4.0 if low else 4.0, np.float32)
-    info = np.iinfo(t.dtype.np) if t.dtype != DType.BOOL else None
-    value = (info.min if low else info.max) if info else (0 if low else 1)
-    return np.full(t.shape, value, t.dtype.np)
-
-
-def _random(t: Tensor, rng: np.random.Generator) -> np.ndarray:
-    if t.dtype == DType.FLOAT32:
-        return rng.standard_normal(t.shape).astype(np.float32)
-    if t.dtype == DType.BOOL:
-        return rng.integers(0, 2, t.shape).astype(bool)
-    info = np.iinfo(t.dtype.np)
-    return rng.integers(info.min, info.max, t.shape, endpoint=True).astype(t.dtype.np)
-
-
-def same(ours: np.ndarray, ref: np.ndarray) -> bool:
-    ours, ref = np.asarray(ours).reshape(-1), np.asarray(ref).reshape(-1)
-    if ours.shape != ref.shape:
-        return False
-    if ref.dtype.kind == "f":
-        return bool(np.allclose(ours, ref, rtol=FLOAT_RTOL, atol=FLOAT_ATOL, equal_nan=True))
-    return bool(np.array_equal(ours, ref))
+    return inputs.samples(graph, n, seed)
 
 
 def compare(model_bytes: bytes, samples: list[list[np.ndarray]], outputs: list[list[np.ndarray]],
             tick: Tick = lambda n=1, note=None: None) -> Verdict:
-    exact, first_bad = 0, None
+    exact, first_bad, detail = 0, None, ""
     for i, (sample, ours) in enumerate(zip(samples, outputs)):
         ref = oracle.run(model_bytes, sample)
         tick()
-        if all(same(a, b) for a, b in zip(ours, ref)):
+        found = first_output_difference(ours, ref)
+        if found is None:
             exact += 1
         elif first_bad is None:
-            first_bad = i
-    return Verdict(len(samples), exact, first_bad, "")
+            first_bad, detail = i, found
+    return Verdict(len(samples), exact, first_bad, detail)
 
 
 def first_difference(compiled: Compiled, trace: dict[int, np.ndarray], model_bytes: bytes,
@@ -94,11 +65,11 @@ def first_difference(compiled: Compiled, trace: dict[int, np.ndarray], model_byt
         if i not in trace or out.index < 0 or out.index not in ref:
             continue
         ours = np.frombuffer(trace[i], dtype=out.dtype.np)
-        theirs = np.asarray(ref[out.index]).reshape(-1)
-        if not same(ours, theirs):
-            bad = int(np.sum(ours != theirs)) if ours.shape == theirs.shape else -1
-            ops = ", ".join(f"op {op.index} {op.kind} '{op.name}'" for op in call.sources)
-            return f"call {i} ({ops}) output '{out.name}': {bad} of {theirs.size} values differ"
+        ours = ours.reshape(out.shape) if ours.size == out.elements else ours  # name the element by its index
+        ops = ", ".join(f"op {op.index} {op.kind} '{op.name}'" for op in call.sources)
+        found = difference(ours, ref[out.index], f"call {i} ({ops}) output '{out.name}'")
+        if found:
+            return found
     return "every traced intermediate matches; the difference is in the final outputs"
 
 
@@ -134,9 +105,9 @@ def verify(model: str | Path, board: str = "host", n: int = 50, seed: int = 0, o
             outputs = _run_samples(runner, samples, board, one_by_one=not target.is_host)
         with progress("verify: TFLite Micro", total=len(samples)) as tick:
             verdict = compare(model_bytes, samples, outputs, tick)
-        if not verdict.ok:
-            verdict.detail = _trace_first_difference(compiled, lib, Path(tmp), model_bytes,
-                                                     samples[verdict.first_bad])
+        if not verdict.ok:  # the first kernel call that differs, then the first output element
+            traced = _trace_first_difference(compiled, lib, Path(tmp), model_bytes, samples[verdict.first_bad])
+            verdict.detail = f"{traced}; {verdict.detail}"
     return verdict, compiled, runner.counts
 
 

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 
 import pytest
 
+# The one CI switch and the tool marks live in the harness (CI=true: nothing skips).
+from tests.harness import CI, NEEDS_ARM, QEMU  # noqa: F401
+
 REPO = Path(__file__).resolve().parents[1]
 MODELS = REPO.parent / "shared" / "models"  # read in place, never copied into the project
 MODEL_FILES = sorted(MODELS.glob("*.tflite"))
-CI = os.environ.get("CI") == "true"
 
 # The real-model corpus sits beside this checkout only in the project's own set-up: without it
 # the tests that read it skip, naming it (the rest of the suite uses examples/ and generated
@@ -38,9 +38,3 @@ def models() -> list[Path]:
         pytest.skip(CORPUS_REASON)
     assert MODEL_FILES, f"no .tflite models found in {MODELS}"
     return MODEL_FILES
-
-
-_MISSING_ARM = [t for t in ("qemu-system-arm", "arm-none-eabi-gcc") if shutil.which(t) is None]
-# Tests that need QEMU and the Arm toolchain: they run (and fail if a tool is missing) when CI=true.
-NEEDS_ARM = pytest.mark.skipif(bool(_MISSING_ARM) and not CI, reason=f"{', '.join(_MISSING_ARM)} not installed")
-QEMU = [pytest.mark.qemu, NEEDS_ARM]

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..build import Options, build
+from ..build import Options
 from ..ir import Graph
 from ..targets.host import compile_program
+from .stages import build
 
 
 def run_graph(model: Graph | bytes | str | Path, inputs: list[np.ndarray] | list[list[np.ndarray]],

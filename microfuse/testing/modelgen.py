@@ -252,21 +252,9 @@ def residual(rng, shape=(1, 8, 8, 8), dtype=INT8) -> Graph:
     return net.finish([y], dtype)
 
 
-def random_input(rng, graph: Graph) -> list[np.ndarray]:
-    """One random array per graph input: full-range int8, or ~N(0, 1) float32."""
-    feeds = []
-    for t in graph.inputs:
-        if t.dtype == FLOAT32:
-            feeds.append(rng.normal(0, 1, size=t.shape).astype(np.float32))
-        else:
-            info = np.iinfo(t.dtype.np)
-            feeds.append(rng.integers(info.min, info.max + 1, size=t.shape).astype(t.dtype.np))
-    return feeds
-
-
 __all__ = ["Net", "conv2d", "depthwise", "fully_connected", "pool", "binary", "add", "sub", "mul", "unary",
            "softmax", "pad", "mean", "concatenation", "reshape", "quantize", "dequantize", "small_cnn",
-           "residual", "random_input", "UNARY_KINDS"]
+           "residual", "UNARY_KINDS"]
 
 
 def merge(graphs: list[Graph], name: str = "cases") -> Graph:

@@ -1,6 +1,5 @@
 """Boards as data: every board.toml loads and tells the truth; firmware builds for each; errors are one line."""
 
-import os
 import re
 import shutil
 from pathlib import Path
@@ -11,12 +10,12 @@ from microfuse.boards import BOARDS_DIR, list_boards, load_all, load_board
 from microfuse.errors import BoardError, TargetError
 from microfuse.targets import firmware
 from microfuse.targets.flash import choose_flasher, flash, flash_command
+from tests import figures
+from tests.harness import needs
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 FAKE_LIB = DATA / "fake_lib"
-CI = os.environ.get("CI") == "true"
-HAVE_ARM = shutil.which("arm-none-eabi-gcc") is not None
-needs_arm = pytest.mark.skipif(not HAVE_ARM and not CI, reason="arm-none-eabi-gcc not installed")
+needs_arm = needs("arm-none-eabi-gcc")
 
 QEMU_BOARDS = ["qemu-mps2-an385", "qemu-mps2-an386", "qemu-mps2-an500", "qemu-mps3-an547", "qemu-microbit"]
 # name -> (cpu, flash bytes, SRAM bytes): the chips' data-sheet sizes.
@@ -191,7 +190,8 @@ def test_fake_firmware_builds_and_fits(tmp_path, name):
     board = load_board(name)
     elf = firmware.build_firmware(board, FAKE_LIB, "fake", tmp_path)
     sizes = firmware.size(elf)
-    assert 1000 < sizes["text"] < 8000, sizes  # harness + glue + fake model, no stdio
+    assert sizes["text"] > 1000, sizes  # harness + glue + fake model, no stdio
+    figures.relative(f"{name} fake firmware .text bytes", sizes["text"], figures.FAKE_TEXT[name])
     assert sizes["bss"] >= board.stack_bytes
     assert sizes["text"] + sizes["data"] <= board.flash_bytes
     assert sizes["data"] + sizes["bss"] <= board.sram_bytes

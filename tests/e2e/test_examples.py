@@ -11,18 +11,11 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from conftest import NEEDS_CORPUS, QEMU, REPO, model
+from conftest import NEEDS_CORPUS, REPO, model
 
-from microfuse import oracle
+from tests.harness import on_qemu, reference
 
 EXAMPLE = REPO / "examples" / "firmware"
-
-
-def needs_qemu(test):
-    """arm-none-eabi-gcc and qemu-system-arm: required under CI=true, else skipped when missing."""
-    for mark in QEMU:
-        test = mark(test)
-    return test
 
 
 def make_run(build: Path, *variables: str) -> str:
@@ -64,7 +57,7 @@ def quantize_like_c(x: np.ndarray, header: Path) -> np.ndarray:
 def expected(model_path: Path, values: np.ndarray, build: Path) -> np.ndarray:
     graph_input = quantize_like_c(values, build / "model" / "model.h")
     shape = oracle_input_shape(build / "model" / "model.h")
-    return oracle.run(model_path.read_bytes(), [graph_input.reshape(shape)])[0].reshape(-1)
+    return reference(model_path.read_bytes(), [[graph_input.reshape(shape)]])[0][0].reshape(-1)
 
 
 def oracle_input_shape(header: Path) -> list[int]:
@@ -73,7 +66,7 @@ def oracle_input_shape(header: Path) -> list[int]:
     return [int(d) for d in line.group(1).strip("[]").split(",")]
 
 
-@needs_qemu
+@on_qemu
 def test_default_firmware_prints_tflm_class(tmp_path):
     """The command the README of the example shows: the tiny CNN on its vertical-bar test image."""
     scores, top = printed(make_run(tmp_path / "build"))
@@ -84,7 +77,7 @@ def test_default_firmware_prints_tflm_class(tmp_path):
     assert top == int(np.argmax(ref)) == 1  # the model knows a vertical bar
 
 
-@needs_qemu
+@on_qemu
 def test_another_model_and_input(tmp_path):
     """KWS with a float32 .npy test vector (make MODEL=... INPUT=...): npy_to_c.py, quantize in C."""
     kws = model("mlperf_kws_dscnn_int8")
@@ -122,7 +115,7 @@ def run_page(page: Path, tmp: Path, min_commands: int) -> None:
                                            f"regenerate with `python3 scripts/update_docs.py`:\n{diff}")
 
 
-@needs_qemu
+@on_qemu
 def test_quickstart_commands_work(tmp_path):
     run_page(DOCS / "quickstart.md", tmp_path, 6)
 
@@ -132,7 +125,7 @@ def test_api_example_program_works(tmp_path):
     assert (tmp_path / "work" / "main.c").is_file()
 
 
-@needs_qemu
+@on_qemu
 def test_integration_commands_work(tmp_path):
     """Make (cross and host), CMake add_subdirectory, and the Arduino library layout."""
     run_page(DOCS / "integrate.md", tmp_path, 3)

@@ -9,11 +9,14 @@ import sys
 import numpy as np
 import pytest
 
-from microfuse import oracle
-from microfuse.build import Options, build
+from microfuse.build import Options
 from microfuse.targets.host import STRICT, compiler
-from microfuse.verify import make_samples, same, verify
+from microfuse.testing import inputs
+from microfuse.testing.compare import difference
+from microfuse.testing.stages import build
+from microfuse.verify import verify
 from tests.conftest import CORPUS_FILES, REPO, model
+from tests.harness import reference
 
 EXAMPLES = sorted((REPO / "examples").glob("*.tflite"))
 
@@ -77,12 +80,13 @@ def test_independent_harness_from_output_folder_alone(tmp_path, own_arena):
     no_static = ["-DKWS_NO_STATIC_ARENA"] if own_arena else []
     subprocess.run([compiler(), "-std=c99", "-O2", *no_static, "-I", str(out), *sources, str(main_c), "-o", str(exe),
                     "-lm"], check=True)
-    x = make_samples(compiled.graph, 1, seed=5)[2][0]
+    x = inputs.samples(compiled.graph, 1, seed=5)[2][0]
     (tmp_path / "x.bin").write_bytes(x.tobytes())
     args = [str(exe), str(tmp_path / "x.bin"), str(tmp_path / "y.bin")] + (["own"] if own_arena else [])
     subprocess.run(args, check=True)
     ours = np.frombuffer((tmp_path / "y.bin").read_bytes(), np.int8)
-    assert same(ours, oracle.run(path, [x])[0])
+    found = difference(ours, reference(path, [[x]])[0][0])
+    assert found is None, found
 
 
 def test_output_folder_builds_with_make_and_strict_flags(tmp_path):

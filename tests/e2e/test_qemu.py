@@ -1,9 +1,7 @@
 """Firmware under QEMU on all five Cortex-M machines: round trip, exact instruction counts, crashes, corrupt requests."""
 
 import dataclasses
-import os
 import random
-import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -16,16 +14,12 @@ from microfuse.targets import serial_link as sl
 from microfuse.targets.firmware import build_firmware
 from microfuse.targets.qemu import EXIT_HARDFAULT, QemuSession, free_port, qemu_command
 from microfuse.targets.serial_link import BoardSession
+from tests import figures
+from tests.harness import QEMU
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 QEMU_BOARDS = ["qemu-mps2-an385", "qemu-mps2-an386", "qemu-mps2-an500", "qemu-mps3-an547", "qemu-microbit"]
-CI = os.environ.get("CI") == "true"
-MISSING = [t for t in ("qemu-system-arm", "arm-none-eabi-gcc") if shutil.which(t) is None]
-
-pytestmark = [
-    pytest.mark.qemu,
-    pytest.mark.skipif(bool(MISSING) and not CI, reason=f"{', '.join(MISSING)} not installed"),
-]
+pytestmark = QEMU
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +57,10 @@ def test_round_trip_and_counts_repeat_exactly(fake_elf, name):
             runs.append(counts)
         assert s.exit_code == 0 and s.proc.poll() == 0  # the EXIT command ended QEMU cleanly
     assert runs[0] == runs[1]
-    assert len(set(runs[0])) == 1 and 0 < runs[0][0] < 2000
+    assert len(set(runs[0])) == 1 and runs[0][0] > 0
+    # today's count, give or take one timer tick (the MPS2 timers tick every 40 instructions)
+    figures.at_most(f"{name} fake invoke count", runs[0][0], figures.FAKE_COUNT[name],
+                    max(board.count_from_ticks(1), 0.01 * figures.FAKE_COUNT[name]))
 
 
 @pytest.mark.parametrize("name", ["qemu-mps3-an547", "qemu-microbit"])

@@ -5,16 +5,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from microfuse import oracle
-from microfuse.build import Options, build
+from microfuse.build import Options
 from microfuse.errors import PlanError
 from microfuse.session import bench, run_once
-from microfuse.verify import make_samples, verify
-from tests.conftest import QEMU, model
+from microfuse.testing import inputs
+from microfuse.testing.compare import difference
+from microfuse.testing.stages import build
+from microfuse.verify import verify
+from tests import figures
+from tests.conftest import model
+from tests.harness import QEMU, reference
 
 pytestmark = QEMU
-MLPERF = ["mlperf_kws_dscnn_int8", "mlperf_vww_mobilenetv1_96_int8", "mlperf_ic_resnet8_int8",
-          "mlperf_ad_autoencoder_int8"]
+MLPERF = figures.MLPERF
 
 
 @pytest.mark.parametrize("board", ["qemu-mps2-an386", "qemu-mps2-an500"])
@@ -23,6 +26,7 @@ def test_mlperf_bit_exact_on_m4_and_m7(name, board):
     verdict, _, counts = verify(model(name), board, n=3, seed=3)
     assert verdict.ok, verdict.line(False)
     assert len(counts) == 5 and min(counts) > 0
+    figures.relative(f"{name} instructions on {board}", max(counts), figures.INSTRUCTIONS[board][name])
 
 
 @pytest.mark.parametrize("board", ["qemu-mps3-an547", "qemu-mps2-an385"])
@@ -60,8 +64,9 @@ def test_bench_counts_repeat_and_add_up():
 
 def test_run_equals_the_reference(tmp_path):
     path = model("mlperf_ic_resnet8_int8")
-    x = make_samples(build(path, tmp_path / "lib", Options(name="ic")).graph, 1, seed=9)[2][0]
+    x = inputs.samples(build(path, tmp_path / "lib", Options(name="ic")).graph, 1, seed=9)[2][0]
     np.save(tmp_path / "x.npy", x)
     outputs, count = run_once(path, "qemu-mps2-an386", str(tmp_path / "x.npy"), Options(name="ic"))
-    assert np.array_equal(outputs[0], oracle.run(path, [x])[0])
+    found = difference(outputs[0], reference(path, [[x]])[0][0])
+    assert found is None, found
     assert count > 1_000_000

@@ -8,14 +8,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lowered_runner import (RUNTIME, STRICT, act_quant, Case, cases_count, compare, corpus_cases, feed,
-                            float_tensor, geometry, int32_bias, int8_weights, out_quant, run_ours,
-                            single_op, weight_quant)
 from microfuse.errors import UnsupportedError
 from microfuse.ir import DType, Quant, Tensor
-from microfuse.lower import lower
 from microfuse.ops.attrs import ConvAttrs
-from tests.conftest import NEEDS_ARM
+from microfuse.testing.programs import RUNTIME, STRICT
+from microfuse.testing.stages import lower
+from tests.harness import NEEDS_ARM, Case, case_count, check_cases, failures, run_cases
+from tests.kernels.cases import (act_quant, corpus_cases, feed, float_tensor, geometry, int32_bias,
+                                 int8_weights, out_quant, single_op, weight_quant)
 
 SEED = 3
 
@@ -47,8 +47,8 @@ def conv_case(rng: np.random.Generator, i: int, dtype: DType) -> Case:
 @pytest.mark.parametrize("dtype", [DType.INT8, DType.FLOAT32], ids=str)
 def test_conv2d_matches_tflm(dtype):
     rng = np.random.default_rng(SEED + (dtype == DType.FLOAT32))
-    cases = [conv_case(rng, i, dtype) for i in range(cases_count(12, 40))]
-    assert compare(cases, run_ours(cases)) == []
+    cases = [conv_case(rng, i, dtype) for i in range(case_count(12, 40))]
+    check_cases(cases)
 
 
 def test_conv2d_is_per_channel_sensitive():
@@ -60,10 +60,10 @@ def test_conv2d_is_per_channel_sensitive():
     scales = list(w.quant.scale)
     scales[0] *= 1.5
     w.quant = type(w.quant)(tuple(scales), w.quant.zero_point, w.quant.axis)
-    ours = run_ours([case])
+    ours = run_cases([case])
     w.quant = type(w.quant)(tuple(s / 1.5 if k == 0 else s for k, s in enumerate(scales)),
                             w.quant.zero_point, w.quant.axis)
-    assert compare([case], ours) != []
+    assert failures([case], ours) != []
 
 
 def test_conv2d_lowering_folds_input_offset_into_bias():
@@ -93,7 +93,7 @@ def test_corpus_conv_ops_match_tflm():
     """Each conv op of the corpus models, alone, on random inputs."""
     cases = corpus_cases(("CONV_2D",), np.random.default_rng(SEED))
     assert cases
-    assert compare(cases, run_ours(cases)) == []
+    check_cases(cases)
 
 
 def test_activation_clamp_is_quantized_in_float32_like_tflite():
@@ -108,9 +108,9 @@ def test_activation_clamp_is_quantized_in_float32_like_tflite():
     graph = single_op("CONV_2D", [x, w, None], y, ConvAttrs("VALID", 1, 1, "RELU_N1_TO_1"))
     assert (lower(graph.ops[0]).params["act_min"], lower(graph.ops[0]).params["act_max"]) == (-86, 86)
     case = Case("clamp", graph, [rng.integers(-128, 128, size=x.shape).astype(np.int8)])
-    ours = run_ours([case])
+    ours = run_cases([case])
     assert ours[0].max() == 86 and ours[0].min() == -86
-    assert compare([case], ours) == []
+    assert failures([case], ours) == []
 
 
 # -- every C source of the MAC families compiles clean -----------------------------------------

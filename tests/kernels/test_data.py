@@ -10,11 +10,12 @@ import pytest
 
 from microfuse.errors import UnsupportedError
 from microfuse.ir import DType, Quant
-from microfuse.lower import lower
 from microfuse.lower.data import mean_multiplier
 from microfuse.ops.attrs import ConcatAttrs, NoAttrs, ReducerAttrs
 from microfuse.testing.host import run_graph
-from tests.kernels._batch import cases, check, rand_quant, single, tensor
+from microfuse.testing.stages import lower
+from tests.harness import case_count, check_graphs
+from tests.kernels.cases import rand_quant, single, tensor
 
 DTYPES = pytest.mark.parametrize("dtype", [DType.INT8, DType.FLOAT32], ids=["int8", "float32"])
 
@@ -116,7 +117,7 @@ def b2s_case(rng, dtype):
                          ids=["pad", "mean", "concat", "space_to_batch", "batch_to_space"])
 def test_data_ops_match_tflm(make, dtype):
     rng = np.random.default_rng(zlib.crc32(f"{make.__name__}-{dtype}".encode()))
-    check([make(rng, dtype) for _ in range(cases(10, 30))], rng)
+    check_graphs([make(rng, dtype) for _ in range(case_count(10, 30))], rng)
 
 
 QUANTIZE_TYPES = [(DType.FLOAT32, DType.INT8), (DType.INT8, DType.INT8), (DType.UINT8, DType.INT8),
@@ -127,7 +128,7 @@ QUANTIZE_TYPES = [(DType.FLOAT32, DType.INT8), (DType.INT8, DType.INT8), (DType.
 def test_quantize_matches_tflm(src, dst):
     rng = np.random.default_rng(50 + QUANTIZE_TYPES.index((src, dst)))
     graphs = []
-    for _ in range(cases(10, 30)):
+    for _ in range(case_count(10, 30)):
         shape = _shape(rng, int(rng.integers(1, 5)))
         in_q = None if src == DType.FLOAT32 else _uq(rng, src)
         if src == DType.UINT8 and rng.random() < 0.5:  # the usual image input: same scale, zp + 128
@@ -135,7 +136,7 @@ def test_quantize_matches_tflm(src, dst):
         else:
             out_q = _uq(rng, dst)
         graphs.append(single("QUANTIZE", [tensor("x", shape, src, in_q)], tensor("y", shape, dst, out_q), NoAttrs()))
-    check(graphs, rng)
+    check_graphs(graphs, rng)
 
 
 def _uq(rng, dtype):
@@ -147,8 +148,8 @@ def _uq(rng, dtype):
 def test_dequantize_matches_tflm(src):
     rng = np.random.default_rng(60 + (src == DType.INT8))
     graphs = [single("DEQUANTIZE", [tensor("x", s, src, _uq(rng, src))], tensor("y", s, DType.FLOAT32), NoAttrs())
-              for s in (_shape(rng, int(rng.integers(1, 5))) for _ in range(cases(10, 30)))]
-    check(graphs, rng, rtol=0, atol=0)
+              for s in (_shape(rng, int(rng.integers(1, 5))) for _ in range(case_count(10, 30)))]
+    check_graphs(graphs, rng, rtol=0, atol=0)
 
 
 def test_int8_concat_of_differing_quantization_is_refused():

@@ -5,12 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lowered_runner import (act_quant, Case, cases_count, compare, corpus_cases, feed, float_tensor,
-                            geometry, int32_bias, int8_weights, out_quant, run_ours, single_op, weight_quant)
 from microfuse.ir import DType, Graph, Op, Quant, Tensor
-from microfuse.lower import lower
 from microfuse.ops.attrs import DepthwiseAttrs
-from microfuse.testing import modelgen
+from microfuse.testing import inputs, modelgen
+from microfuse.testing.stages import lower
+from tests.harness import Case, case_count, check_cases
+from tests.kernels.cases import (act_quant, corpus_cases, feed, float_tensor, geometry, int32_bias,
+                                 int8_weights, out_quant, single_op, weight_quant)
 
 SEED = 11
 
@@ -59,8 +60,8 @@ def zero_bias_twin(graph: Graph) -> Graph:
 @pytest.mark.parametrize("dtype", [DType.INT8, DType.FLOAT32], ids=str)
 def test_depthwise_matches_tflm(dtype):
     rng = np.random.default_rng(SEED + (dtype == DType.FLOAT32))
-    cases = [dw_case(rng, i, dtype) for i in range(cases_count(12, 40))]
-    assert compare(cases, run_ours(cases)) == []
+    cases = [dw_case(rng, i, dtype) for i in range(case_count(12, 40))]
+    check_cases(cases)
 
 
 def test_depthwise_calibrated_models_match_tflm():
@@ -74,8 +75,8 @@ def test_depthwise_calibrated_models_match_tflm():
     for i, kw in enumerate(shapes):
         for dtype in (DType.INT8, DType.FLOAT32):
             graph = modelgen.depthwise(rng, dtype=dtype, **kw)
-            cases.append(Case(f"modelgen dw{i} {dtype} {kw}", graph, modelgen.random_input(rng, graph)))
-    assert compare(cases, run_ours(cases)) == []
+            cases.append(Case(f"modelgen dw{i} {dtype} {kw}", graph, inputs.sample(graph.inputs, rng)))
+    check_cases(cases)
 
 
 def test_depthwise_multiplier_comes_from_the_shapes():
@@ -94,4 +95,4 @@ def test_corpus_depthwise_ops_match_tflm():
     """Each depthwise op of the corpus models, alone, on random inputs."""
     cases = corpus_cases(("DEPTHWISE_CONV_2D",), np.random.default_rng(SEED))
     assert cases
-    assert compare(cases, run_ours(cases)) == []
+    check_cases(cases)

@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 
 from microfuse.ir import DType
-from microfuse.lower import lower
 from microfuse.ops.attrs import ActivationAttrs
-from tests.kernels._batch import cases, check, rand_quant, single, tensor
+from microfuse.testing.stages import lower
+from tests.harness import case_count, check_graphs
+from tests.kernels.cases import rand_quant, single, tensor
 
 ACTIVATIONS = ("NONE", "RELU", "RELU6", "RELU_N1_TO_1")
 
@@ -57,8 +58,8 @@ def binary_case(rng, kind: str, dtype: DType, max_rank: int):
 def test_binary_matches_tflm(kind, dtype):
     rng = np.random.default_rng(100 + ["ADD", "SUB", "MUL"].index(kind) * 10 + (dtype == DType.INT8))
     max_rank = 4 if kind == "MUL" else 5  # TFLM's MUL broadcasts in 4-D only
-    graphs = [binary_case(rng, kind, dtype, max_rank) for _ in range(cases(12))]
-    check(graphs, rng)
+    graphs = [binary_case(rng, kind, dtype, max_rank) for _ in range(case_count(12))]
+    check_graphs(graphs, rng)
 
 
 def test_rank5_mul_without_broadcast_matches_tflm():
@@ -69,7 +70,7 @@ def test_rank5_mul_without_broadcast_matches_tflm():
         a, b = tensor("a", shape, quant=rand_quant(rng)), tensor("b", shape, quant=rand_quant(rng))
         graphs.append(single("MUL", [a, b], tensor("o", shape, quant=rand_quant(rng, -1.5, 0.5)),
                              ActivationAttrs("NONE")))
-    check(graphs, rng)
+    check_graphs(graphs, rng)
 
 
 def test_constant_operand_uses_the_k_variant():

@@ -2,53 +2,33 @@
 fused variant, the portable C path on the host (sanitizers on) and the DSP path under QEMU
 mps2-an386 (Cortex-M4F), each call also run with its output over an input at the tightest
 forward and backward (reverse = 1) shifts the memory planner may choose; the MLPerf Tiny models
-bit-exact under QEMU with the default build, at the issue-4 arenas."""
+bit-exact under QEMU with the default build, at today's arenas (tests/figures.py)."""
 
 from __future__ import annotations
-
 
 import numpy as np
 import pytest
 
-from _batch import merge
-from fast_runner import run_host, run_qemu, scenarios, strided
-from lowered_runner import (act_quant, cases_count, geometry, int8_weights, int32_bias, out_quant,
-                            single_op, weight_quant)
-from microfuse import lower, oracle
-from microfuse.build import Options, compile_model
+from microfuse.build import Options
 from microfuse.fixedpoint import mul_by_quantized_multiplier
 from microfuse.ir import DType, Graph, Op, Tensor
 from microfuse.lower import ConstArray, fast
 from microfuse.ops.attrs import (ActivationAttrs, ConvAttrs, DepthwiseAttrs, FullyConnectedAttrs,
                                  LeakyReluAttrs)
-from microfuse.build import pass_context
-from microfuse.passes import cost, run_passes
-from microfuse.tflite.writer import write
+from microfuse.testing import inputs
+from microfuse.testing.modelgen import merge
+from microfuse.testing.stages import compile_model, lower, lowered
 from microfuse.verify import verify
-from conftest import QEMU
-from conftest import model as corpus_model
+from tests import figures
+from tests.conftest import model as corpus
+from tests.harness import always_fuse, case_count, on_qemu, reference  # noqa: F401 (a fixture)
+from tests.kernels import placements
+from tests.kernels.cases import (act_quant, geometry, int8_weights, int32_bias, out_quant, single_op,
+                                 weight_quant)
 
 SEED = 11
 FAST = ("mf_conv2d_s8_gemm", "mf_dwconv2d_s8_dsp", "mf_fc_s8_dsp")
 EPILOGUES = ("", "lut", "add", "sub", "rsub", "mul", "lut_add", "add_lut")  # the last two: tables
-
-
-def needs_qemu(test):
-    """arm-none-eabi-gcc and qemu-system-arm: required under CI=true, else skipped when missing."""
-    for mark in QEMU:
-        test = mark(test)
-    return test
-
-
-@pytest.fixture
-def always_fuse(monkeypatch):
-    """Every legal fusion happens, so that each fused variant is exercised."""
-    real = cost.decide
-
-    def decide(base, delta, optimize):
-        return cost.Verdict(True, "forced by the test", real(base, delta, optimize).delta)
-
-    monkeypatch.setattr(cost, "decide", decide)
 
 
 # -- random cases ---------------------------------------------------------------------------------
@@ -125,7 +105,7 @@ def with_epilogue(rng, graph: Graph, kind: str) -> Graph:
 
 def cases(count_local: int, count_ci: int = 30) -> Graph:
     rng = np.random.default_rng(SEED)
-    n = cases_count(count_local, count_ci)
+    n = case_count(count_local, count_ci)
     graphs = [with_epilogue(rng, make(rng, i), EPILOGUES[i % len(EPILOGUES)])
               for make in (conv_graph, dw_graph, fc_graph) for i in range(n)]
     return merge(graphs, "fast")
@@ -136,9 +116,9 @@ def prepared(count_local: int, count_ci: int = 30):
     arena scenarios of every call with TFLM's outputs."""
     graph = cases(count_local, count_ci)
     rng = np.random.default_rng(SEED + 1)
-    feed = [rng.integers(-128, 128, size=t.shape).astype(np.int8) for t in graph.inputs]
+    feed = inputs.sample(graph.inputs, rng)
     data = {t.name: x for t, x in zip(graph.inputs, feed)}
-    tflm = oracle.run(write(graph), feed)
+    (tflm,) = reference(graph, [feed])
     want = {t.name: np.asarray(o).astype(np.int8) for t, o in zip(graph.outputs, tflm)}
     calls = lowered(graph)
     runs = []
@@ -147,19 +127,11 @@ def prepared(count_local: int, count_ci: int = 30):
     assert len(fast_calls) >= 0.9 * len(calls), {c.kernel for c in calls}
     assert len(calls) == len(graph.outputs)  # every case is one call (fused)
     for call in fast_calls:
-        inputs = [data[t.name] for t in call.inputs]
+        operands = [data[t.name] for t in call.inputs]
         label = f"{call.kernel} {call.sources[0].name}"
-        runs += scenarios(call, inputs, want[call.outputs[0].name], label)
-        runs.append(strided(call, inputs, want[call.outputs[0].name], label))
+        runs += placements.scenarios(call, operands, want[call.outputs[0].name], label)
+        runs.append(placements.strided(call, operands, want[call.outputs[0].name], label))
     return calls, runs
-
-
-def lowered(graph: Graph, level: str = "balanced") -> list:
-    """The calls the build makes of `graph` at the default optimization (the fusion passes, then
-    a kernel per op), without planning the whole batch's arena."""
-    lowerer = lower.Lowerer(level)
-    optimized = run_passes(graph, context=pass_context(level, lowerer))
-    return [lowerer.lower(op) for op in optimized.ops]
 
 
 def suffix(epilogue: str) -> str:
@@ -181,49 +153,53 @@ def test_fast_kernels_match_tflm_on_host_in_overlapping_arenas(tmp_path, always_
     assert any(r.call.params.get(r.call.reverse_key or "", 0) == 1 for r in runs)  # backward runs
     strided_kernels = {r.call.kernel for r in runs if "out_stride" in r.label}
     assert {k.replace(b, b + "_strided") for k in expected for b in FAST if k.startswith(b)} <= strided_kernels
-    assert not run_host(runs, tmp_path)
+    failures = placements.run(runs, tmp_path)
+    assert not failures, "\n".join(failures)
 
 
-@needs_qemu
+@on_qemu
 def test_fast_kernels_match_tflm_under_qemu_m4_in_overlapping_arenas(tmp_path, always_fuse):
     """The DSP path (SXTB16 / SMLAD assembly) on Cortex-M4F."""
     calls, runs = prepared(6, 30)
     assert {k for k in FAST} <= variants(calls)
     assert {f"{k}_strided" for k in FAST} <= {r.call.kernel for r in runs if "out_stride" in r.label}
-    assert not run_qemu(runs, tmp_path)
+    failures = placements.run(runs, tmp_path, "qemu-mps2-an386")
+    assert not failures, "\n".join(failures)
 
 
 # -- the MLPerf Tiny models ------------------------------------------------------------------------
 
-MLPERF = {"mlperf_kws_dscnn_int8": 9_000, "mlperf_vww_mobilenetv1_96_int8": 40_000,
-          "mlperf_ic_resnet8_int8": 34_000, "mlperf_ad_autoencoder_int8": 768}  # issue-4 arenas
+MLPERF = figures.MLPERF
 MAC_KINDS = ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED")
 
 
 @pytest.mark.parametrize("model", MLPERF)
-def test_balanced_runs_fast_kernels_everywhere_within_the_arena_targets(model):
-    compiled = compile_model(corpus_model(model), Options(name="m"))
+def test_balanced_runs_fast_kernels_everywhere_at_todays_arena_and_calls(model):
+    compiled = compile_model(corpus(model), Options(name="m"))
     slow = [c.kernel for c in compiled.calls
             if c.sources[0].kind in MAC_KINDS and not c.kernel.startswith(FAST)]
     assert not slow
-    reference = compile_model(corpus_model(model), Options(name="m", optimize="size"))
-    assert compiled.plan.arena_bytes <= min(MLPERF[model], reference.plan.arena_bytes)
+    small = compile_model(corpus(model), Options(name="m", optimize="size"))
+    assert compiled.plan.arena_bytes <= small.plan.arena_bytes
+    figures.arena(f"{model} default build", compiled.plan.arena_bytes, figures.BUILD_ARENA[model])
+    figures.at_most(f"{model} default build kernel calls", len(compiled.calls), figures.BUILD_CALLS[model], 0)
     weights = sum(np.asarray(v.data).nbytes for c in compiled.calls for k, v in c.params.items()
                   if isinstance(v, ConstArray) and k.split(".")[-1] == "weights")
     int8 = sum(c.sources[0].inputs[1].nbytes for c in compiled.calls if c.sources[0].kind in MAC_KINDS)
-    assert weights <= int8 * 1.05  # int8 in flash: blocked and padded, never widened
+    # int8 in flash: blocked and padded, never widened
+    figures.relative(f"{model} flash weights per int8 weight", weights / int8, figures.WEIGHTS_RATIO[model], 0.0005)
 
 
 def check_mlperf_on(board: str, model: str) -> None:
     """The default build of an MLPerf model uses the fast kernels and equals TFLM on `board`."""
-    verdict, compiled, counts = verify(corpus_model(model), board, n=1, seed=SEED)
+    verdict, compiled, counts = verify(corpus(model), board, n=1, seed=SEED)
     assert any(c.kernel.startswith(FAST) for c in compiled.calls)
     assert verdict.ok, verdict.line(False)
     assert min(counts) > 0
 
 
 @pytest.mark.parametrize("model", MLPERF)
-@needs_qemu
+@on_qemu
 def test_mlperf_models_are_bit_exact_with_the_default_build_under_qemu_m4(model):
     check_mlperf_on("qemu-mps2-an386", model)
 
@@ -232,9 +208,9 @@ def test_mlperf_models_are_bit_exact_with_the_default_build_under_qemu_m4(model)
 
 def test_optimize_size_keeps_the_reference_kernels():
     graph = cases(2)
-    kernels = {lower.lower(op, "size").kernel for op in graph.ops if op.kind in MAC_KINDS}
+    kernels = {lower(op, "size").kernel for op in graph.ops if op.kind in MAC_KINDS}
     assert not {k for k in kernels if k.startswith(FAST)}
-    kernels = [lower.lower(op, "balanced").kernel for op in graph.ops if op.kind in MAC_KINDS]
+    kernels = [lower(op, "balanced").kernel for op in graph.ops if op.kind in MAC_KINDS]
     assert set(FAST) <= set(kernels) and sum(k in FAST for k in kernels) >= 0.9 * len(kernels)
 
 
@@ -246,11 +222,11 @@ def test_an_input_off_a_word_boundary_keeps_the_reference_kernel():
     op = graph.ops[0]
     x = op.inputs[0]
     base = Tensor("base", (x.elements + 3,), DType.INT8, x.quant)
-    assert lower.lower(op, "balanced").kernel.startswith(FAST)
+    assert lower(op, "balanced").kernel.startswith(FAST)
     for offset, fast_kernel in ((3, False), (4, True)):
         op.inputs[0] = Slice(x.name, x.shape, x.dtype, x.quant, base=base, offset=offset,
                              rows=1, row_bytes=x.nbytes, stride=x.nbytes)
-        assert lower.lower(op, "balanced").kernel.startswith(FAST) == fast_kernel
+        assert lower(op, "balanced").kernel.startswith(FAST) == fast_kernel
 
 
 def test_a_channel_slice_output_picks_the_strided_fast_kernel():
@@ -263,7 +239,7 @@ def test_a_channel_slice_output_picks_the_strided_fast_kernel():
         rng = np.random.default_rng(SEED)
         for i in range(60):
             op = make(rng, i).ops[0]
-            call = lower.lower(op, "balanced")
+            call = lower(op, "balanced")
             if call.kernel == name and op.outputs[0].elements > op.outputs[0].shape[-1]:
                 return op, call
         raise AssertionError(f"no case runs {name}")
@@ -277,7 +253,7 @@ def test_a_channel_slice_output_picks_the_strided_fast_kernel():
         base = Tensor("base", (*y.shape[:-1], c + 5), DType.INT8, y.quant)
         op.outputs[0] = Slice(y.name, y.shape, y.dtype, y.quant, base=base, offset=2,
                               rows=y.elements // c, row_bytes=c, stride=c + 5)
-        call = lower.lower(op, "balanced")
+        call = lower(op, "balanced")
         assert call.kernel == name + "_strided" and call.params["out_stride"] == c + 5
         assert call.files == (name + "_strided.c",)
 

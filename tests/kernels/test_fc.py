@@ -5,15 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lowered_runner import (ACTIVATIONS, act_quant, Case, cases_count, compare, corpus_cases, feed,
-                            float_tensor, int32_bias, int8_weights, out_quant, run_ours, single_op,
-                            weight_quant)
 from microfuse import quant
 from microfuse.errors import UnsupportedError
 from microfuse.ir import DType, Quant, Tensor
-from microfuse.lower import lower
 from microfuse.ops.attrs import FullyConnectedAttrs
-from microfuse.testing import modelgen
+from microfuse.testing import inputs, modelgen
+from microfuse.testing.stages import lower
+from tests.harness import Case, case_count, check_cases
+from tests.kernels.cases import (ACTIVATIONS, act_quant, corpus_cases, feed, float_tensor, int32_bias,
+                                 int8_weights, out_quant, single_op, weight_quant)
 
 SEED = 23
 
@@ -57,8 +57,8 @@ def fc_case(rng: np.random.Generator, i: int, dtype: DType) -> Case:
 @pytest.mark.parametrize("dtype", [DType.INT8, DType.FLOAT32], ids=str)
 def test_fully_connected_matches_tflm(dtype):
     rng = np.random.default_rng(SEED + (dtype == DType.FLOAT32))
-    cases = [fc_case(rng, i, dtype) for i in range(cases_count(16, 40))]
-    assert compare(cases, run_ours(cases)) == []
+    cases = [fc_case(rng, i, dtype) for i in range(case_count(16, 40))]
+    check_cases(cases)
 
 
 def test_fully_connected_calibrated_models_match_tflm():
@@ -72,8 +72,8 @@ def test_fully_connected_calibrated_models_match_tflm():
     for i, kw in enumerate(shapes):
         for dtype in (DType.INT8, DType.FLOAT32):
             graph = modelgen.fully_connected(rng, dtype=dtype, **kw)
-            cases.append(Case(f"modelgen fc{i} {dtype} {kw}", graph, modelgen.random_input(rng, graph)))
-    assert compare(cases, run_ours(cases)) == []
+            cases.append(Case(f"modelgen fc{i} {dtype} {kw}", graph, inputs.sample(graph.inputs, rng)))
+    check_cases(cases)
 
 
 def test_per_tensor_multiplier_uses_the_float32_scale_product():
@@ -109,4 +109,4 @@ def test_corpus_fully_connected_ops_match_tflm():
     """Each fully_connected op of the corpus models, alone, on random inputs."""
     cases = corpus_cases(("FULLY_CONNECTED",), np.random.default_rng(SEED))
     assert cases
-    assert compare(cases, run_ours(cases)) == []
+    check_cases(cases)

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from microfuse.ir import DType
-from microfuse.lower import lower
-from tests.kernels._batch import cases, check, rand_quant, single, tensor
+from microfuse.testing.stages import lower
+from tests.harness import case_count, check_graphs
+from tests.kernels.cases import rand_quant, single, tensor
 from tests.kernels.test_elementwise import random_shapes
 
 
@@ -29,9 +30,9 @@ def minmax_case(rng: np.random.Generator, kind: str, dtype: DType):
 @pytest.mark.parametrize("kind", ["MAXIMUM", "MINIMUM"])
 def test_minmax_matches_tflm(kind, dtype):
     rng = np.random.default_rng(500 + 10 * (kind == "MINIMUM") + (dtype == DType.INT8))
-    graphs = [minmax_case(rng, kind, dtype) for _ in range(cases(12))]
+    graphs = [minmax_case(rng, kind, dtype) for _ in range(case_count(12))]
     assert any(g.ops[0].inputs[0].shape != g.ops[0].inputs[1].shape for g in graphs)  # broadcasts run
-    check(graphs, rng)
+    check_graphs(graphs, rng)
 
 
 def test_a_constant_operand_uses_the_k_kernel():

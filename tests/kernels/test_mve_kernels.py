@@ -11,24 +11,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fast_runner import RUNTIME, STRICT, run_qemu
-from test_fast_kernels import FAST, MLPERF, check_mlperf_on, needs_qemu, prepared, variants
+from microfuse.testing.programs import RUNTIME, STRICT
+from tests.harness import always_fuse, on_qemu  # noqa: F401 (a fixture)
+from tests.kernels import placements
+from test_fast_kernels import FAST, MLPERF, check_mlperf_on, prepared, variants
 
 BOARD = "qemu-mps3-an547"
 M55 = ["-mcpu=cortex-m55", "-mthumb", "-mfloat-abi=hard", "-O2"]
-
-
-@pytest.fixture
-def always_fuse(monkeypatch):
-    """Every legal fusion happens, so that each fused variant is exercised."""
-    from microfuse.passes import cost
-
-    real = cost.decide
-
-    def decide(base, delta, optimize):
-        return cost.Verdict(True, "forced by the test", real(base, delta, optimize).delta)
-
-    monkeypatch.setattr(cost, "decide", decide)
 
 
 def _assembly(source: str, work: Path) -> str:
@@ -39,7 +28,7 @@ def _assembly(source: str, work: Path) -> str:
     return asm.read_text()
 
 
-@needs_qemu
+@on_qemu
 @pytest.mark.parametrize("source, wanted", [("mf_conv2d_s8_gemm.c", "vmladava"),
                                             ("mf_fc_s8_dsp.c", "vmladava"),
                                             ("mf_dwconv2d_s8_dsp.c", "vmul.i32")])
@@ -50,7 +39,7 @@ def test_m55_build_takes_the_helium_path(tmp_path, source, wanted):
     assert "smlad" not in text and "smlabb" not in text
 
 
-@needs_qemu
+@on_qemu
 def test_fast_kernels_match_tflm_under_qemu_m55_in_overlapping_arenas(tmp_path, always_fuse):
     """The Helium path on Cortex-M55: every kernel and variant, forward and backward placements."""
     calls, runs = prepared(6, 30)
@@ -59,8 +48,8 @@ def test_fast_kernels_match_tflm_under_qemu_m55_in_overlapping_arenas(tmp_path, 
     for k, part in enumerate(_parts(runs)):  # the AN547's 512 KiB ITCM holds a part at a time
         work = tmp_path / f"part{k}"
         work.mkdir()
-        failures += run_qemu(part, work, BOARD)
-    assert not failures
+        failures += placements.run(part, work, BOARD)
+    assert not failures, "\n".join(failures)
 
 
 def _parts(runs: list, budget: int = 250_000) -> list[list]:
@@ -80,6 +69,6 @@ def _parts(runs: list, budget: int = 250_000) -> list[list]:
 
 
 @pytest.mark.parametrize("model", MLPERF)
-@needs_qemu
+@on_qemu
 def test_mlperf_models_are_bit_exact_under_qemu_m55(model):
     check_mlperf_on(BOARD, model)

@@ -5,12 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lowered_runner import (ACTIVATIONS, act_quant, Case, cases_count, compare, corpus_cases, feed, run_ours,
-                            single_op)
+from microfuse.build import Options
 from microfuse.ir import DType, Tensor
-from microfuse.lower import lower
 from microfuse.ops.attrs import PoolAttrs
-from microfuse.testing import modelgen
+from microfuse.testing import inputs, modelgen
+from microfuse.testing.stages import lower
+from tests.harness import Case, case_count, check_cases, check_graph, failures, run_cases
+from tests.kernels.cases import (ACTIVATIONS, act_quant, corpus_cases, feed, single_op)
 
 SEED = 31
 KINDS = ("AVERAGE_POOL_2D", "MAX_POOL_2D")
@@ -43,8 +44,8 @@ def pool_case(rng: np.random.Generator, i: int, kind: str, dtype: DType) -> Case
 @pytest.mark.parametrize("kind", KINDS)
 def test_pool_matches_tflm(kind, dtype):
     rng = np.random.default_rng(SEED + KINDS.index(kind) * 2 + (dtype == DType.FLOAT32))
-    cases = [pool_case(rng, i, kind, dtype) for i in range(cases_count(15, 40))]
-    assert compare(cases, run_ours(cases)) == []
+    cases = [pool_case(rng, i, kind, dtype) for i in range(case_count(15, 40))]
+    check_cases(cases)
 
 
 def test_average_pool_rounds_half_away_from_zero_and_counts_only_inside_taps():
@@ -53,10 +54,10 @@ def test_average_pool_rounds_half_away_from_zero_and_counts_only_inside_taps():
     y = Tensor("output", (), DType.INT8, x.quant)
     graph = single_op("AVERAGE_POOL_2D", [x], y, PoolAttrs("SAME", 2, 2, 2, 2))
     data = np.array([[1, 2, -3], [0, 2, -4], [-5, 6, -1]], np.int8).reshape(1, 3, 3, 1)
-    (got,) = run_ours([Case("avg", graph, [data])])
+    (got,) = run_cases([Case("avg", graph, [data])])
     # windows: {1,2,0,2} -> 5/4 = 1.25 -> 1; {-3,-4} -> -3.5 -> -4; {-5,6} -> 0.5 -> 1; {-1} -> -1
     assert got.reshape(-1).tolist() == [1, -4, 1, -1]
-    assert compare([Case("avg", graph, [data])], [got]) == []
+    assert failures([Case("avg", graph, [data])], [got]) == []
 
 
 def test_pool_calibrated_models_match_tflm():
@@ -67,8 +68,8 @@ def test_pool_calibrated_models_match_tflm():
                             dict(kind="AVERAGE", in_shape=(2, 5, 5, 3), filter=5, stride=1, padding="VALID")]):
         for dtype in (DType.INT8, DType.FLOAT32):
             graph = modelgen.pool(rng, dtype=dtype, **kw)
-            cases.append(Case(f"modelgen pool{i} {dtype} {kw}", graph, modelgen.random_input(rng, graph)))
-    assert compare(cases, run_ours(cases)) == []
+            cases.append(Case(f"modelgen pool{i} {dtype} {kw}", graph, inputs.sample(graph.inputs, rng)))
+    check_cases(cases)
 
 
 def test_pool_lowering_padding_and_kernel_names():
@@ -85,17 +86,14 @@ def test_corpus_pool_ops_match_tflm():
     """Each pool op of the corpus models, alone, on random inputs."""
     cases = corpus_cases(("AVERAGE_POOL_2D", "MAX_POOL_2D"), np.random.default_rng(SEED))
     assert cases
-    assert compare(cases, run_ours(cases)) == []
+    check_cases(cases)
 
 
 @pytest.mark.parametrize("dtype", [DType.INT8, DType.FLOAT32], ids=str)
 def test_mac_chain_through_the_whole_pipeline(dtype):
     """conv -> depthwise -> average pool -> max pool -> dense, built, planned, emitted and run
     by microfuse.testing.host (the real emitter formats our params), equal to TFLM."""
-    from microfuse import oracle
     from microfuse.ops.attrs import ConvAttrs, DepthwiseAttrs, FullyConnectedAttrs
-    from microfuse.testing import host
-    from microfuse.tflite import writer
 
     rng = np.random.default_rng(SEED)
     net = modelgen.Net("mac_chain", rng)
@@ -108,12 +106,4 @@ def test_mac_chain_through_the_whole_pipeline(dtype):
     x = net.op("MAX_POOL_2D", [x], PoolAttrs("SAME", 2, 2, 2, 2, "RELU"))
     x = net.op("FULLY_CONNECTED", [x, net.weights((5, 12), 12, 0), net.bias(5)], FullyConnectedAttrs())
     graph = net.finish([x], dtype)
-    samples = [modelgen.random_input(rng, graph) for _ in range(3)]
-    ours = host.run_graph(graph, samples)
-    for sample, (got,) in zip(samples, ours):
-        (want,) = oracle.run(writer.write(graph), sample)
-        want = want.reshape(got.shape)
-        if dtype == DType.FLOAT32:
-            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
-        else:
-            np.testing.assert_array_equal(got, want)
+    check_graph(graph, rng, samples=3, options=Options())

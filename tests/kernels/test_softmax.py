@@ -8,10 +8,12 @@ import pytest
 
 from microfuse.errors import UnsupportedError
 from microfuse.ir import DType, Quant
-from microfuse.lower import lower
 from microfuse.lower.softmax import softmax_exp_table
 from microfuse.ops.attrs import SoftmaxAttrs
-from tests.kernels._batch import cases, check, f32, rand_quant, single, tensor
+from microfuse.testing.ptq import f32
+from microfuse.testing.stages import lower
+from tests.harness import case_count, check_graphs
+from tests.kernels.cases import rand_quant, single, tensor
 
 OUT_Q = Quant((1 / 256,), (-128,))
 
@@ -30,7 +32,7 @@ def softmax_case(rng, dtype: DType):
 @pytest.mark.parametrize("dtype", [DType.INT8, DType.FLOAT32], ids=["int8", "float32"])
 def test_softmax_matches_tflm(dtype):
     rng = np.random.default_rng(30 + (dtype == DType.INT8))
-    check([softmax_case(rng, dtype) for _ in range(cases(12, 40))], rng, samples=3)
+    check_graphs([softmax_case(rng, dtype) for _ in range(case_count(12, 40))], rng, samples=3)
 
 
 def test_exp_table_starts_at_one_and_decreases():

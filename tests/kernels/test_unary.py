@@ -7,11 +7,13 @@ import numpy as np
 import pytest
 
 from microfuse import lut as luts
-from microfuse import oracle
 from microfuse.ir import DType, Graph, Op, Quant
 from microfuse.ops.attrs import LeakyReluAttrs
-from microfuse.tflite.writer import write
-from tests.kernels._batch import cases, check, f32, merge, rand_quant, single, tensor
+from microfuse.testing.compare import difference
+from microfuse.testing.modelgen import merge
+from microfuse.testing.ptq import f32
+from tests.harness import case_count, check_graphs, reference
+from tests.kernels.cases import rand_quant, single, tensor
 
 KINDS = ("RELU", "RELU6", "LEAKY_RELU", "HARD_SWISH", "LOGISTIC", "TANH")
 ALL_BYTES = np.arange(-128, 128, dtype=np.int8)
@@ -38,27 +40,25 @@ def unary_op(rng, kind: str, shape=(256,), in_q: Quant | None = None, src=None) 
 def tflm_on_all_bytes(graphs: list[Graph]) -> list[np.ndarray]:
     """Each graph's output for the input -128..127 (one merged model, one TFLM run)."""
     graph = merge(graphs)
-    outs = oracle.run(write(graph), [ALL_BYTES.copy() for _ in graph.inputs])
+    (outs,) = reference(graph, [[ALL_BYTES.copy() for _ in graph.inputs]])
     return [np.asarray(o).reshape(-1) for o in outs]
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_lut_equals_tflm_on_every_input(kind):
     rng = np.random.default_rng(KINDS.index(kind))
-    ops = [unary_op(rng, kind) for _ in range(cases(10, 40))]
+    ops = [unary_op(rng, kind) for _ in range(case_count(10, 40))]
     tables = [luts.lut_for(op) for op in ops]
     graphs = [Graph([op], [op.inputs[0]], [op.outputs[0]]) for op in ops]
     for i, (table, got) in enumerate(zip(tables, tflm_on_all_bytes(graphs))):
-        ours = luts.apply(table, ALL_BYTES)
-        bad = np.flatnonzero(ours != got)
-        assert bad.size == 0, f"case {i}: {bad.size} inputs differ, first x={ALL_BYTES[bad[0]]}: " \
-                              f"ours {ours[bad[0]]} TFLM {got[bad[0]]}"
+        found = difference(luts.apply(table, ALL_BYTES), got, f"case {i} (the table at x = index - 128)")
+        assert found is None, found
 
 
 def test_requantize_lut_equals_tflm():
     rng = np.random.default_rng(11)
     ops = []
-    for _ in range(cases(10, 30)):
+    for _ in range(case_count(10, 30)):
         x = tensor("x", (256,), quant=rand_quant(rng))
         ops.append(Op("QUANTIZE", [x], [tensor("y", (256,), quant=rand_quant(rng))], None, name="requantize"))
     graphs = [Graph([op], [op.inputs[0]], [op.outputs[0]]) for op in ops]
@@ -69,7 +69,7 @@ def test_requantize_lut_equals_tflm():
 def test_chain_composes_into_one_table():
     rng = np.random.default_rng(12)
     graphs, tables = [], []
-    for _ in range(cases(8, 30)):
+    for _ in range(case_count(8, 30)):
         kinds = [KINDS[int(k)] for k in rng.integers(0, len(KINDS), size=int(rng.integers(2, 4)))]
         x = tensor("x", (256,), quant=rand_quant(rng, -2.0, -0.3))
         ops, t = [], x
@@ -94,7 +94,7 @@ def test_compose_applies_in_order():
 def test_unary_kernels_match_tflm(dtype):
     rng = np.random.default_rng(20 + (dtype == DType.INT8))
     graphs = []
-    for i in range(cases(2, 5) * len(KINDS)):
+    for i in range(case_count(2, 5) * len(KINDS)):
         kind = KINDS[i % len(KINDS)]
         shape = tuple(int(d) for d in rng.integers(1, 6, size=int(rng.integers(1, 5))))
         if dtype == DType.INT8:
@@ -104,4 +104,4 @@ def test_unary_kernels_match_tflm(dtype):
             attrs = LeakyReluAttrs(f32(rng.uniform(-0.5, 1.5))) if kind == "LEAKY_RELU" else None
             op = Op(kind, [x], [tensor("y", shape, DType.FLOAT32)], attrs)
         graphs.append(single(kind, op.inputs, op.outputs[0], op.attrs))
-    check(graphs, rng)
+    check_graphs(graphs, rng)

@@ -1,5 +1,6 @@
-"""Helpers for the fusion tests: many small graphs merged into one model (one TFLM run, one gcc
-build), kernel-call counts with fusion off and on, and outputs compared with TFLM."""
+"""Helpers for the fusion tests: kernel-call counts with fusion off and on, the pipeline's
+decisions, and the code bytes of kernels measured on a Cortex-M4 build (comparison with TFLM:
+tests/harness.py)."""
 
 from __future__ import annotations
 
@@ -7,35 +8,13 @@ import re
 import subprocess
 from pathlib import Path
 
-import numpy as np
-import pytest
-
-from microfuse import oracle
-from microfuse.build import Options, compile_model
-from microfuse.ir import DType, Graph
-from microfuse.build import pass_context
+from microfuse.build import Options
+from microfuse.ir import Graph
 from microfuse.lower.kernels import CODE_BYTES
-from microfuse.passes import cost, run_passes
-from microfuse.testing.host import run_graph
-from microfuse.testing.modelgen import random_input
-from microfuse.tflite.writer import write
-from microfuse.testing.modelgen import merge  # noqa: F401 (the suites import it from here)
+from microfuse.testing.programs import RUNTIME
+from microfuse.testing.stages import compile_model, optimize
 
 SIZE = Options(optimize="size")  # reference kernels: every epilogue has a kernel variant
-
-
-@pytest.fixture
-def always_fuse(monkeypatch):
-    """Every legal fusion wins (the cost model's verdict is still computed and logged): the
-    pattern tests check what may fuse and that it stays exact; test_fuse_cost.py checks the
-    objectives."""
-    real = cost.decide
-
-    def decide(base, delta, optimize):
-        verdict = real(base, delta, optimize)
-        return cost.Verdict(True, "forced by the test: " + verdict.reason, delta)
-
-    monkeypatch.setattr(cost, "decide", decide)
 
 
 def calls(graph: Graph, options: Options = SIZE) -> list[str]:
@@ -43,30 +22,11 @@ def calls(graph: Graph, options: Options = SIZE) -> list[str]:
     return [c.kernel for c in compile_model(graph, options).calls]
 
 
-def fused(graph: Graph, optimize: str = "size") -> tuple[Graph, list[dict]]:
+def fused(graph: Graph, level: str = "size") -> tuple[Graph, list[dict]]:
     """The graph after the pipeline (verified after each pass) and the fusion decisions."""
-    ctx = pass_context(optimize)
-    out = run_passes(graph, verify=True, context=ctx)
-    return out, ctx.decisions()
+    return optimize(graph, level, verify=True)
 
 
-def check_exact(graph: Graph, rng: np.random.Generator, samples: int = 3, options: Options = SIZE) -> None:
-    """microfuse (host gcc, fusion on) equals TFLM on the unfused model: bytes, or 1e-5 for float."""
-    model = write(graph)
-    feeds = [random_input(rng, graph) for _ in range(samples)]
-    ours = run_graph(graph, feeds, options=options)
-    for s, feed in enumerate(feeds):
-        for k, (got, want) in enumerate(zip(ours[s], oracle.run(model, feed))):
-            want = np.asarray(want).reshape(got.shape)
-            where = f"output {k} ('{graph.outputs[k].name}'), sample {s}"
-            if graph.outputs[k].dtype == DType.FLOAT32:
-                np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=where)
-            else:
-                bad = np.flatnonzero(got.reshape(-1) != want.reshape(-1))
-                assert bad.size == 0, f"{where}: {bad.size} of {got.size} values differ"
-
-
-RUNTIME = Path(__file__).resolve().parents[2] / "runtime_c"
 M4_FLAGS = ["-std=c99", "-Os", "-ffunction-sections", "-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard",
             "-mfpu=fpv4-sp-d16"]
 

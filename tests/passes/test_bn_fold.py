@@ -10,9 +10,10 @@ import pytest
 from microfuse.build import Options
 from microfuse.ir import DType
 from microfuse.ops.attrs import ActivationAttrs, ConvAttrs, DepthwiseAttrs, FullyConnectedAttrs
-from microfuse.testing.modelgen import Net
+from microfuse.testing.modelgen import Net, merge
 
-from _fusion import always_fuse, calls, check_exact, fused, merge  # noqa: F401 (fixture)
+from _fusion import calls, fused
+from tests.harness import always_fuse, check_graph  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.usefixtures("always_fuse")
 FLOAT32, INT8 = DType.FLOAT32, DType.INT8
@@ -71,7 +72,7 @@ def test_batch_norm_folds_into_weights_and_bias():
     assert first.kind == "CONV_2D" and first.attrs.activation == "RELU6"
     assert not np.array_equal(first.inputs[1].data, graph.ops[0].inputs[1].data)
     assert graph.ops[0].attrs.activation == "NONE"  # the caller's graph is untouched
-    check_exact(graph, np.random.default_rng(32), samples=4)
+    check_graph(graph, np.random.default_rng(32), samples=4)
 
 
 def blocked(seed: int):
@@ -108,7 +109,7 @@ def test_batch_norm_fold_declines_where_it_would_change_results():
     assert "per-channel" in reasons[(2, 3)]
     assert "2 consumers" in reasons[(4, 5)]
     assert "graph output" in reasons[(7, 8)]
-    check_exact(graph, np.random.default_rng(34))
+    check_graph(graph, np.random.default_rng(34))
 
 
 def test_int8_chains_are_not_batch_norm_candidates():

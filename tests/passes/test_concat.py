@@ -7,12 +7,14 @@ from __future__ import annotations
 import numpy as np
 
 from microfuse import views
-from microfuse.build import Options, compile_model
+from microfuse.build import Options
 from microfuse.ir import Quant
 from microfuse.testing.modelgen import Net
+from microfuse.testing.stages import compile_model
 
-from _fusion import check_exact, fused
+from _fusion import fused
 from _views import FLOAT32, INT8, concat, contiguous, conv, fire, inception, pool, share_concat_quant
+from tests.harness import check_graph
 
 SIZE, BALANCED, SPEED = Options(optimize="size"), Options(optimize="balanced"), Options(optimize="speed")
 OFF = Options(optimize="size", fuse=False)
@@ -32,7 +34,7 @@ def test_inception_block_writes_every_branch_into_its_channel_slice():
     assert d["decision"] == "fused" and d["reason"].startswith("4 slices (4 strided)")
     strides = sorted(c.params.get("out_stride", c.params.get("k.out_stride", 0)) for c in after.calls)
     assert strides.count(18) == 4  # 5 + 6 + 3 + 4 channels: each branch writes every 18th byte
-    check_exact(graph, np.random.default_rng(1), options=SIZE)
+    check_graph(graph, np.random.default_rng(1), options=SIZE)
 
 
 def test_fire_module_wins_with_the_fast_kernels_writing_strided_slices():
@@ -51,15 +53,15 @@ def test_fire_module_wins_with_the_fast_kernels_writing_strided_slices():
     assert [c.kernel for c in fast.calls] == ["mf_conv2d_s8_gemm", "mf_conv2d_s8_gemm_strided",
                                               "mf_conv2d_s8_gemm_strided", "mf_pool_avg_s8"]
     assert sorted(c.params.get("out_stride", 0) for c in fast.calls) == [0, 0, 8, 8]  # 4 + 4 channels
-    check_exact(graph, np.random.default_rng(3), options=SIZE)
-    check_exact(graph, np.random.default_rng(3), options=SPEED)
+    check_graph(graph, np.random.default_rng(3), options=SIZE)
+    check_graph(graph, np.random.default_rng(3), options=SPEED)
 
 
 def test_float_fire_module_strided_float_kernels():
     graph = fire(np.random.default_rng(4), FLOAT32)
     assert len(compile_model(graph, OFF).calls) == 5
     assert len(compile_model(graph, SIZE).calls) == 4
-    check_exact(graph, np.random.default_rng(5), options=SIZE)
+    check_graph(graph, np.random.default_rng(5), options=SIZE)
 
 
 def test_contiguous_slices_need_no_stride_any_producer():
@@ -72,7 +74,7 @@ def test_contiguous_slices_need_no_stride_any_producer():
     assert after.plan.arena_bytes < before.plan.arena_bytes
     assert [d["reason"][:20] for d in concat_decisions(graph, "balanced")] == ["2 slices (0 strided)"] * 2
     assert any(c.kernel.startswith("mf_leaky_relu") or c.kernel.startswith("mf_lut") for c in after.calls)
-    check_exact(graph, np.random.default_rng(7), options=BALANCED)
+    check_graph(graph, np.random.default_rng(7), options=BALANCED)
 
 
 def _block(rng, extra_reader=False, middle_output=False, input_branch=False):
@@ -98,7 +100,7 @@ def test_declined_where_a_slice_would_break_another_reader_or_the_io():
         [d] = concat_decisions(graph)
         assert d["decision"] == "declined" and why in d["reason"], (why, d)
         assert "mf_concat_s8" in [c.kernel for c in compile_model(graph, SIZE).calls]
-        check_exact(graph, np.random.default_rng(11), samples=2, options=SIZE)
+        check_graph(graph, np.random.default_rng(11), samples=2, options=SIZE)
 
 
 def test_declined_when_the_copy_is_not_plain():

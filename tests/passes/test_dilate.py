@@ -14,10 +14,12 @@ import pytest
 from microfuse.build import Options
 from microfuse.ir import DType
 from microfuse.ops.attrs import ConvAttrs, DepthwiseAttrs, NoAttrs
+from microfuse.testing import inputs
 from microfuse.testing.host import run_graph
-from microfuse.testing.modelgen import Net, random_input
+from microfuse.testing.modelgen import Net, merge
 
-from _fusion import SIZE, always_fuse, calls, check_exact, fused, merge  # noqa: F401 (fixture)
+from _fusion import SIZE, calls, fused
+from tests.harness import always_fuse, check_graph  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.usefixtures("always_fuse")
 INT8, FLOAT32 = DType.INT8, DType.FLOAT32
@@ -59,7 +61,7 @@ def chains(seed: int, dtype: DType, same: bool):
 
 
 def same_as_unfused(graph, rng) -> None:
-    feeds = [random_input(rng, graph) for _ in range(3)]
+    feeds = [inputs.sample(graph.inputs, rng) for _ in range(3)]
     plain, ours = run_graph(graph, feeds, options=UNFUSED), run_graph(graph, feeds, options=SIZE)
     for a, b in zip(plain, ours):
         for x, y in zip(a, b):
@@ -81,7 +83,7 @@ def test_space_to_batch_conv_becomes_one_dilated_conv(dtype, same):
     if same:
         same_as_unfused(graph, np.random.default_rng(22))
     else:
-        check_exact(graph, np.random.default_rng(22))
+        check_graph(graph, np.random.default_rng(22))
 
 
 def blocked(seed: int):
@@ -118,4 +120,4 @@ def test_dilation_fold_declines_inexact_chains():
     assert "stride 1" in reasons[(3, 4, 5)]
     assert "graph output" in reasons[(6, 7, 8)]
     assert "negative padding" in reasons[(9, 10, 11)]
-    check_exact(graph, np.random.default_rng(24))
+    check_graph(graph, np.random.default_rng(24))

@@ -6,14 +6,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from microfuse.build import Options, compile_model
+from microfuse.build import Options
 from microfuse.ir import DType
+from microfuse.testing.stages import compile_model
 from microfuse.ops.attrs import (ActivationAttrs, ConvAttrs, DepthwiseAttrs, FullyConnectedAttrs, LeakyReluAttrs,
                                  PoolAttrs)
 from microfuse.testing import modelgen
-from microfuse.testing.modelgen import Net
+from microfuse.testing.modelgen import Net, merge
 
-from _fusion import SIZE, always_fuse, calls, check_exact, fused, merge  # noqa: F401 (fixture)
+from _fusion import SIZE, calls, fused
+from tests.harness import always_fuse, check_graph  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.usefixtures("always_fuse")
 
@@ -77,7 +79,7 @@ def test_unary_chains_fuse_into_their_producer(dtype):
     chain = after.ops[0]
     assert [step.kind for step in chain.fused] == ["unary"]  # two activations, one table / step list
     assert [op.kind for op in chain.fused[0].sources] == ["LEAKY_RELU", "LOGISTIC"]
-    check_exact(graph, np.random.default_rng(2))
+    check_graph(graph, np.random.default_rng(2))
 
 
 def dtype_tag(dtype: DType) -> str:
@@ -129,7 +131,7 @@ def test_residual_ops_fuse_into_the_last_producer(dtype):
     block = after.ops[1]
     assert [s.kind for s in block.fused] == ["add"] and block.inputs[3] is graph.inputs[0]
     assert [s.kind for s in after.ops[4].fused] == ["unary", "add", "unary"]
-    check_exact(graph, np.random.default_rng(5))
+    check_graph(graph, np.random.default_rng(5))
 
 
 def blocked(seed: int):
@@ -167,7 +169,7 @@ def test_fusion_declines_where_it_would_change_results():
     assert "2 consumers" in reasons[(2, 3)] and "2 consumers" in reasons[(2, 4)]
     assert "differ" in reasons[(5, 6)]
     assert "both operands" in reasons[(7, 8)]
-    check_exact(graph, np.random.default_rng(7))
+    check_graph(graph, np.random.default_rng(7))
 
 
 def test_logistic_with_a_foreign_zero_point_has_no_table_and_stays_separate():

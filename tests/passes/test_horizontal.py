@@ -7,11 +7,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from microfuse.build import Options, compile_model
+from microfuse.build import Options
 from microfuse.ops.attrs import LeakyReluAttrs
 from microfuse.testing.modelgen import Net
+from microfuse.testing.stages import compile_model
 
-from _fusion import always_fuse, check_exact, fused  # noqa: F401 (fixture)
+from _fusion import fused
+from tests.harness import always_fuse, check_graph  # noqa: F401 (a fixture)
 from _views import FLOAT32, INT8, conv, fc, inception
 
 SIZE, BALANCED, OFF = Options(optimize="size"), Options(optimize="balanced"), Options(optimize="size", fuse=False)
@@ -43,8 +45,8 @@ def test_siblings_become_one_call_per_input():
                                                                                       ([2, 3], "fused")]
     reasons = [d["reason"] for d in decisions if d["decision"] == "declined"]
     assert len(reasons) == 1 and "has an epilogue" in reasons[0]  # the 1x1 conv is no candidate
-    check_exact(graph, np.random.default_rng(1), options=SIZE)
-    check_exact(graph, np.random.default_rng(1), options=BALANCED)
+    check_graph(graph, np.random.default_rng(1), options=SIZE)
+    check_graph(graph, np.random.default_rng(1), options=BALANCED)
 
 
 @pytest.mark.usefixtures("always_fuse")
@@ -75,4 +77,4 @@ def test_sibling_writes_into_a_concat_slice():
     assert len(compile_model(graph, OFF).calls) == 9 and len(kernels) == 6
     [multi] = [c for c in compiled.calls if c.kernel == "mf_conv2d_s8_x2"]
     assert multi.params["o.out_stride"] == "{18, 0}"  # the first sibling writes a concat slice
-    check_exact(graph, np.random.default_rng(5), options=SIZE)
+    check_graph(graph, np.random.default_rng(5), options=SIZE)

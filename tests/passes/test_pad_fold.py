@@ -7,15 +7,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from microfuse.build import Options, compile_model
+from microfuse.build import Options
 from microfuse.ir import DType
 from microfuse.ops.attrs import ConvAttrs, DepthwiseAttrs, NoAttrs, PoolAttrs
 from microfuse.ops.common import window_pads
 from microfuse.ops.internal import parts
 from microfuse.testing import ptq
-from microfuse.testing.modelgen import Net
+from microfuse.testing.modelgen import Net, merge
+from microfuse.testing.stages import compile_model
 
-from _fusion import always_fuse, calls, check_exact, fused, merge  # noqa: F401 (fixture)
+from _fusion import calls, fused
+from tests.harness import always_fuse, check_graph  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.usefixtures("always_fuse")
 INT8, FLOAT32 = DType.INT8, DType.FLOAT32
@@ -74,7 +76,7 @@ def test_pad_folds_into_conv_depthwise_and_max_pool(dtype):
     assert folded["CONV_2D"].attrs.pads == (1, 3, 1, 2)
     assert window_pads(folded["DEPTHWISE_CONV_2D"]) == (2, 0, 1, 1)
     assert folded["MAX_POOL_2D"].attrs.pads == (1, 1, 1, 0)
-    check_exact(graph, np.random.default_rng(12))
+    check_graph(graph, np.random.default_rng(12))
 
 
 def blocked(seed: int):
@@ -117,7 +119,7 @@ def test_pad_stays_where_folding_would_change_results():
     assert "may exceed" in reasons[(6, 7)]
     assert "height/width" in reasons[(8, 9)]
     assert (10, 11) not in reasons
-    check_exact(graph, np.random.default_rng(14))
+    check_graph(graph, np.random.default_rng(14))
 
 
 def test_max_pool_after_a_pad_of_minus_128_folds():
@@ -132,7 +134,7 @@ def test_max_pool_after_a_pad_of_minus_128_folds():
     assert graph.inputs[0].quant.zero_point == (-128,)
     after, decisions = fused(graph)
     assert [d["decision"] for d in decisions] == ["fused"] and len(after.ops) == 1
-    check_exact(graph, np.random.default_rng(16))
+    check_graph(graph, np.random.default_rng(16))
 
 
 def test_folded_pad_conv_is_planned_in_place_and_stays_exact():
@@ -153,4 +155,4 @@ def test_folded_pad_conv_is_planned_in_place_and_stays_exact():
     src, dst = second.inputs[0], second.outputs[0]
     lo, hi = max(offsets[src], offsets[dst]), min(offsets[src] + src.nbytes, offsets[dst] + dst.nbytes)
     assert lo < hi, "the folded conv's output should overlap its dying input"
-    check_exact(graph, np.random.default_rng(18), samples=4)
+    check_graph(graph, np.random.default_rng(18), samples=4)

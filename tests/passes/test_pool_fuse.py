@@ -9,17 +9,18 @@ import re
 import numpy as np
 import pytest
 
-from microfuse.build import Options, compile_model
+from microfuse.build import Options
 from microfuse.ir import DType
+from microfuse.testing.stages import compile_model
 from microfuse.ops.attrs import (ActivationAttrs, ConvAttrs, DepthwiseAttrs, FullyConnectedAttrs, PoolAttrs,
                                  ReducerAttrs, ReshapeAttrs)
 from microfuse.passes import cost
 from microfuse.passes.pool_fuse import is_global
-from microfuse.testing.modelgen import Net
+from microfuse.testing.modelgen import Net, merge
 
-from tests.conftest import NEEDS_ARM
-from _fusion import (always_fuse, calls, check_cost_table, check_exact, fused,  # noqa: F401 (fixture)
-                     measured_code_bytes, merge)
+from tests.harness import NEEDS_ARM, always_fuse, check_graph  # noqa: F401 (a fixture)
+from _fusion import calls, check_cost_table, fused, measured_code_bytes
+from tests import figures
 from conftest import model
 
 INT8, FLOAT32 = DType.INT8, DType.FLOAT32
@@ -78,7 +79,7 @@ def test_global_pool_fuses_into_its_conv(dtype):
     assert not any(t in compiled.plan.offsets for t in conv_outputs)  # never stored
     plain_macs = [c.macs for c in compile_model(graph, UNFUSED).calls if c.macs]
     assert sorted(c.macs for c in compiled.calls) == sorted(plain_macs)  # the conv's, counted once
-    check_exact(graph, np.random.default_rng(42), samples=4)
+    check_graph(graph, np.random.default_rng(42), samples=4)
 
 
 def blocked(seed: int):
@@ -113,7 +114,7 @@ def test_global_pool_fusion_declines_where_it_must():
     assert "graph output" in reasons[(0, 1)]
     assert set(reasons) == {(0, 1)}  # the others are no candidates:
     assert "whole image" in is_global(graph.ops[3]) and "height and width" in is_global(graph.ops[5])
-    check_exact(graph, np.random.default_rng(44))
+    check_graph(graph, np.random.default_rng(44))
 
 
 def peak_at_the_end(seed: int):
@@ -135,8 +136,9 @@ def test_cost_model_fuses_when_the_conv_output_is_the_peak():
     assert len(plain.calls) == 3 and len(ours.calls) == 2
     decision, = [d for d in ours.fusion if d["pattern"] == "global_pool"]
     assert decision["decision"] == "fused" and "wins for size" in decision["reason"]
-    assert ours.plan.arena_bytes <= plain.plan.arena_bytes - 1500  # 2,048 B of conv output gone
-    check_exact(graph, np.random.default_rng(46), options=Options(optimize="size"))
+    assert plain.plan.arena_bytes == 2_080  # 2,048 B of them the conv output
+    figures.arena("conv + global pool fused", ours.plan.arena_bytes, 288)  # today's figure
+    check_graph(graph, np.random.default_rng(46), options=Options(optimize="size"))
 
 
 def test_corpus_tails_are_weighed_under_every_objective():

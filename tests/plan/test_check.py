@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from microfuse.errors import PlanError
-from microfuse.plan import check, plan
+from microfuse.plan import check
+from microfuse.testing.stages import plan
 
 from arena_exec import run_in_arena, run_reference
 from plan_graphs import Builder, kws_like, random_graph, residual

@@ -14,7 +14,8 @@ from microfuse import views
 from microfuse.errors import PlanError
 from microfuse.ir import DType, Graph, Op
 from microfuse.ops.attrs import ConcatAttrs
-from microfuse.plan import check, liveness, plan
+from microfuse.plan import check, liveness
+from microfuse.testing.stages import plan
 
 from plan_graphs import Builder
 

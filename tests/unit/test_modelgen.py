@@ -7,8 +7,8 @@ import pytest
 
 from microfuse import oracle, ops
 from microfuse.ir import DType
+from microfuse.testing import inputs, ptq
 from microfuse.testing import modelgen as mg
-from microfuse.testing import ptq
 from microfuse.tflite import writer
 
 F32 = DType.FLOAT32
@@ -70,7 +70,7 @@ def test_int8_graph_runs_and_tracks_its_float_twin(name):
         graph = make(np.random.default_rng(seed), DType.INT8)
         twin = make(np.random.default_rng(seed), F32)  # same seed: same float weights
         assert all(not ops.problems(op) for op in graph.ops), [ops.problems(op) for op in graph.ops]
-        feeds = mg.random_input(np.random.default_rng(100 + seed), graph)
+        feeds = inputs.sample(graph.inputs, np.random.default_rng(100 + seed))
         got = _run(graph, feeds)[0]
         want = _run(twin, [_dequantize(x, t) for x, t in zip(feeds, graph.inputs)])[0]
         out = graph.outputs[0]
@@ -131,14 +131,14 @@ def test_quantize_and_dequantize_graphs():
 
     graph = mg.quantize(rng, src=DType.INT8)
     assert graph.inputs[0].dtype == DType.INT8 and graph.inputs[0].quant != graph.outputs[0].quant
-    feed = mg.random_input(rng, graph)
+    feed = inputs.sample(graph.inputs, rng)
     got = _run(graph, feed)[0]
     out = graph.outputs[0]
     want = np.clip(_dequantize(feed[0], graph.inputs[0]), *_dequantize(np.array([-128, 127]), out))
     assert np.abs(_dequantize(got, out) - want).max() <= out.quant.scale[0]
 
     graph = mg.dequantize(rng)
-    feed = mg.random_input(rng, graph)
+    feed = inputs.sample(graph.inputs, rng)
     np.testing.assert_allclose(_run(graph, feed)[0], _dequantize(feed[0], graph.inputs[0]), rtol=1e-6)
 
 
@@ -146,7 +146,7 @@ def test_float_graphs_keep_float_weights():
     graph = mg.small_cnn(np.random.default_rng(6), dtype=F32)
     assert {t.dtype for t in graph.tensors()} == {F32, DType.INT32}  # INT32: the reshape target
     assert all(t.quant is None for t in graph.tensors())
-    assert _run(graph, mg.random_input(np.random.default_rng(7), graph))[0].sum() == pytest.approx(1.0, abs=1e-5)
+    assert _run(graph, inputs.sample(graph.inputs, np.random.default_rng(7)))[0].sum() == pytest.approx(1.0, abs=1e-5)
 
 
 def test_range_quant_includes_zero_and_bad_arguments_raise():

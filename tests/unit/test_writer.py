@@ -11,7 +11,7 @@ from microfuse.errors import UnsupportedError
 from microfuse.ir import DType, Graph, Op, Quant, Tensor
 from microfuse.ops import RawAttrs
 from microfuse.ops.attrs import ActivationAttrs, ConvAttrs, FullyConnectedAttrs
-from microfuse.testing import modelgen
+from microfuse.testing import inputs, modelgen
 from microfuse.tflite import read, schema as S, writer
 from microfuse.tflite.flatbuf import I8, I32, U8, U32, FlatBuffer
 
@@ -52,7 +52,7 @@ def test_corpus_round_trip_keeps_graph_and_outputs(path):
     assert_same_graph(graph, again)
     # tensor indices survive too (the writer keeps the source order), so tensor dumps line up
     assert [t.index for t in graph.tensors()] == [t.index for t in again.tensors()]
-    feeds = modelgen.random_input(np.random.default_rng(7), graph)
+    feeds = inputs.sample(graph.inputs, np.random.default_rng(7))
     for want, got in zip(oracle.run(path, feeds), oracle.run(data, feeds)):
         assert want.dtype == got.dtype and np.array_equal(want, got)
 
@@ -67,7 +67,7 @@ def test_example_models_exist_and_round_trip():
         graph = read(path)
         data = writer.write(graph)
         assert_same_graph(graph, read(data))
-        feeds = modelgen.random_input(np.random.default_rng(8), graph)
+        feeds = inputs.sample(graph.inputs, np.random.default_rng(8))
         assert all(np.array_equal(a, b) for a, b in zip(oracle.run(path, feeds), oracle.run(data, feeds)))
 
 
@@ -137,7 +137,7 @@ def test_omitted_optional_input_is_minus_one():
     sub = _model(data).tables("subgraphs", "subgraph", S.SUBGRAPH)[0]
     assert sub.tables("operators", "op", S.OPERATOR)[0].scalars("inputs", I32)[2] == -1
     assert read(data).ops[0].inputs[2] is None
-    feeds = modelgen.random_input(np.random.default_rng(3), graph)
+    feeds = inputs.sample(graph.inputs, np.random.default_rng(3))
     assert oracle.run(data, feeds)[0].shape == graph.outputs[0].shape
 
 

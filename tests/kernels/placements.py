@@ -1,26 +1,21 @@
-"""Test helper for the fast kernels: every lowered call runs inside one byte arena, its output
-placed over one of its inputs at the tightest shift the memory planner's access-order contract
-allows (plan/inplace.py: forward runs, and backward runs with `reverse` = 1), and is checked
-against TFLite Micro's output inside the program. One C program holds many cases; it runs on the
-host (gcc, sanitizers: the portable C path) or under QEMU mps2-an386 (the DSP path)."""
+"""Fast-kernel placements: every lowered call runs inside one byte arena, its output placed over
+one of its inputs at the tightest shift the memory planner's access-order contract allows
+(plan/inplace.py: forward runs, and backward runs with `reverse` = 1), and is checked against
+TFLite Micro's output inside the program. One C program holds many cases; the harness runs it on
+the host (gcc, sanitizers: the portable C path) or under QEMU (the DSP and Helium paths)."""
 
 from __future__ import annotations
 
 import re
-import subprocess
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
-from microfuse.emit.c import c_array_body, c_value
-from microfuse.lower import SPECS, Call, ConstArray
+from microfuse.emit.c import c_array_body
+from microfuse.lower import SPECS, Call
 from microfuse.plan.inplace import INF, rules
-
-ROOT = Path(__file__).resolve().parents[2]
-RUNTIME = ROOT / "runtime_c"
-STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"]
-SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
+from microfuse.testing import programs
 
 
 @dataclass
@@ -112,24 +107,9 @@ def _placed(call: Call, data: list[np.ndarray], want: np.ndarray, sizes: list[in
                     base + shift, want)
 
 
-def _params(i: int, call: Call, lines: list[str]) -> None:
-    fields = []
-    for key, value in call.params.items():
-        if isinstance(value, ConstArray):
-            arr = np.asarray(value.data)
-            name = f"s{i}_{value.name}"
-            ctype = {np.dtype(np.int8): "int8_t", np.dtype(np.uint8): "uint8_t",
-                     np.dtype(np.int32): "int32_t", np.dtype(np.int16): "int16_t"}[arr.dtype]
-            lines.append(f"static const {ctype} {name}[{max(1, arr.size)}] = {{\n{c_array_body(arr)}\n}};")
-            fields.append(f"    .{key} = {name},")
-        else:
-            fields.append(f"    .{key} = {c_value(value)},")
-    lines.append(f"static const {call.params_type} s{i}_params = {{\n" + "\n".join(fields) + "\n};")
-
-
 def program(runs: list[Scenario]) -> str:
-    """A C file: for each scenario, copy its inputs into the arena, run the kernel, count the
-    output bytes that differ from TFLM's and report "case <i> <differences>"."""
+    """A C file: for each scenario, copy its inputs into the arena, run the kernel, and report
+    how many output bytes differ from TFLM's and the first of them."""
     size = max(s.arena for s in runs)
     lines = ['#include <string.h>', '#include "mf_kernels.h"', "",
              "#if defined(__arm__)",
@@ -145,30 +125,36 @@ def program(runs: list[Scenario]) -> str:
              "#include <stdio.h>",
              "static void say(const char *s) { fputs(s, stdout); }",
              "#endif", "",
-             "static void report(int i, int bad)",
+             "static int put(char *line, int n, int value)",
              "{",
-             "    char line[32];",
              "    char d[12];",
-             "    int n = 0, k = 0;",
-             "    unsigned v;",
+             "    int k = 0;",
+             "    unsigned v = (unsigned)(value < 0 ? -value : value);",
+             "    if (value < 0) { line[n++] = '-'; }",
+             "    do { d[k++] = (char)('0' + v % 10u); v /= 10u; } while (v);",
+             "    while (k) { line[n++] = d[--k]; }",
+             "    return n;",
+             "}", "",
+             "/* \"case <i> <bytes that differ> <index of the first> <our byte there>\" */",
+             "static void report(int i, const int8_t *got, const int8_t *want, int size)",
+             "{",
+             "    char line[64];",
+             "    int j, n = 0, bad = 0, first = 0;",
              '    const char *head = "case ";',
+             "    for (j = size - 1; j >= 0; j--) {",
+             "        if (got[j] != want[j]) { bad++; first = j; }",
+             "    }",
              "    while (*head) { line[n++] = *head++; }",
-             "    v = (unsigned)i;",
-             "    do { d[k++] = (char)('0' + v % 10u); v /= 10u; } while (v);",
-             "    while (k) { line[n++] = d[--k]; }",
+             "    n = put(line, n, i);",
              "    line[n++] = ' ';",
-             "    v = (unsigned)bad;",
-             "    do { d[k++] = (char)('0' + v % 10u); v /= 10u; } while (v);",
-             "    while (k) { line[n++] = d[--k]; }",
+             "    n = put(line, n, bad);",
+             "    line[n++] = ' ';",
+             "    n = put(line, n, first);",
+             "    line[n++] = ' ';",
+             "    n = put(line, n, got[first]);",
              "    line[n++] = '\\n';",
              "    line[n] = 0;",
              "    say(line);",
-             "}", "",
-             "static int differ(const int8_t *got, const int8_t *want, int n)",
-             "{",
-             "    int i, bad = 0;",
-             "    for (i = 0; i < n; i++) { bad += got[i] != want[i]; }",
-             "    return bad;",
              "}", "",
              f"static uint8_t arena[{size}] __attribute__((aligned(16)));", ""]
     body: list[str] = []
@@ -183,7 +169,7 @@ def program(runs: list[Scenario]) -> str:
         return names[id(d)]
 
     for i, s in enumerate(runs):
-        _params(i, s.call, lines)
+        lines += programs.params(f"s{i}", s.call)
         body.append("    memset(arena, 0x5A, sizeof arena);")
         args = []
         for d, off in zip(s.data, s.offsets):
@@ -191,60 +177,20 @@ def program(runs: list[Scenario]) -> str:
             args.append(f"(const int8_t *)(arena + {off})")
         args.append(f"(int8_t *)(arena + {s.out_offset})")
         body += [f"    {s.call.kernel}(&s{i}_params, {', '.join(args)});",
-                 f"    report({i}, differ((const int8_t *)(arena + {s.out_offset}), {const(s.want)}, "
-                 f"{s.want.size}));"]
+                 f"    report({i}, (const int8_t *)(arena + {s.out_offset}), {const(s.want)}, {s.want.size});"]
     lines += ["", "int main(void)", "{", *body, "    return 0;", "}", ""]
     return "\n".join(lines)
 
 
 def _parse(text: str, runs: list[Scenario]) -> list[str]:
-    got = {int(m.group(1)): int(m.group(2)) for m in re.finditer(r"^case (\d+) (\d+)$", text, re.M)}
+    got = {int(m.group(1)): m.groups()[1:] for m in re.finditer(r"^case (\d+) (\d+) (\d+) (-?\d+)$", text, re.M)}
     assert len(got) == len(runs), f"the program reported {len(got)} of {len(runs)} cases:\n{text[-2000:]}"
-    return [f"{runs[i].label}: {bad} of {runs[i].want.size} bytes differ" for i, bad in sorted(got.items())
-            if bad]
+    return [f"{runs[i].label}: {bad} of {runs[i].want.size} bytes differ, first at {first}: "
+            f"ours {ours}, TFLM {runs[i].want.reshape(-1)[int(first)]}"
+            for i, (bad, first, ours) in sorted(got.items()) if int(bad)]
 
 
-def _files(runs: list[Scenario]) -> list[str]:
-    return sorted({str(RUNTIME / "src" / f) for s in runs for f in s.call.files})
-
-
-def run_host(runs: list[Scenario], work: Path) -> list[str]:
-    """Failures (empty: every scenario matches TFLM), on the host with sanitizers."""
-    src, exe = work / "fast_cases.c", work / "fast_cases"
-    src.write_text(program(runs))
-    cmd = ["gcc", *STRICT, *SANITIZE, "-O1", "-I", str(RUNTIME / "include"), str(src), *_files(runs),
-           "-o", str(exe), "-lm"]
-    built = subprocess.run(cmd, capture_output=True, text=True)
-    assert built.returncode == 0, built.stderr[-3000:]
-    done = subprocess.run([str(exe)], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return _parse(done.stdout, runs)
-
-
-def run_qemu(runs: list[Scenario], work: Path, board_name: str = "qemu-mps2-an386") -> list[str]:
-    """Failures, on the board under QEMU (semihosting output)."""
-    from microfuse.boards import load_board
-    from microfuse.targets.firmware import COMMON_DIR
-
-    board = load_board(board_name)
-    src, elf = work / "fast_cases.c", work / "fast_cases.elf"
-    src.write_text(program(runs))
-    flags = [*board.cflags, "-ffunction-sections", "-fdata-sections", "-I", str(RUNTIME / "include"),
-             f"-I{COMMON_DIR}"]
-    objects = []
-    for k, c_file in enumerate([str(src), *_files(runs)]):  # the kernels: C99, warnings as errors
-        obj = work / f"o{k}.o"
-        built = subprocess.run([board.compiler, *flags, *STRICT, "-c", c_file, "-o", str(obj)],
-                               capture_output=True, text=True)
-        assert built.returncode == 0, built.stderr[-3000:]
-        objects.append(str(obj))
-    cmd = [board.compiler, *flags, *objects, str(COMMON_DIR / "semihost.c"), str(board.startup),
-           f"-T{board.linker_script}", f"-L{COMMON_DIR}", f"-Wl,--defsym=MF_STACK_SIZE={board.stack_bytes}",
-           "-nostartfiles", "-Wl,--gc-sections", *board.ldflags, "-o", str(elf)]
-    built = subprocess.run(cmd, capture_output=True, text=True)
-    assert built.returncode == 0, built.stderr[-3000:]
-    qemu = ["qemu-system-arm", "-machine", board.qemu.machine, "-nographic", "-monitor", "none",
-            "-kernel", str(elf), "-semihosting-config", "enable=on,target=native", *board.qemu.args]
-    done = subprocess.run(qemu, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, (done.returncode, done.stdout[-2000:])
-    return _parse(done.stdout + done.stderr, runs)
+def run(runs: list[Scenario], work: Path, board: str = "host") -> list[str]:
+    """Failures (empty: every scenario matches TFLM), on the host with sanitizers or on a QEMU board."""
+    files = sorted({f for s in runs for f in s.call.files})
+    return _parse(programs.run(program(runs), files, work, board), runs)

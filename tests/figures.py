@@ -1,0 +1,49 @@
+"""Today's performance figures, which the suites assert with a small slack so that a regression
+fails (an improvement passes: lower the figure here when one lands).
+
+Measured on 2026-12-01: arenas with microfuse.plan / compile_model (bench/arena.py prints the
+same), instructions and firmware text with bench/speed.py --check --per-op and the boards' fake
+firmware (qemu-mps2-* count in 40-instruction ticks)."""
+
+from __future__ import annotations
+
+KWS, VWW, IC, AD = ("mlperf_kws_dscnn_int8", "mlperf_vww_mobilenetv1_96_int8", "mlperf_ic_resnet8_int8",
+                    "mlperf_ad_autoencoder_int8")
+MLPERF = (KWS, VWW, IC, AD)
+
+# microfuse.plan.plan() of the graph as read (no passes, no kernels), and forward-only
+PLAN_ARENA = {KWS: 8_448, VWW: 36_880, IC: 33_312, AD: 768}
+FORWARD_ARENA = {KWS: 10_048, VWW: 36_896, IC: 33_312}
+# the default build (balanced): arena bytes and kernel calls
+BUILD_ARENA = {KWS: 8_448, VWW: 36_880, IC: 32_768, AD: 768}
+BUILD_CALLS = {KWS: 12, VWW: 30, IC: 12, AD: 10}
+SIZE_ARENA = {IC: 32_768}  # --optimize size
+# the weights the fast kernels keep in flash, per byte of the models' int8 MAC weights
+WEIGHTS_RATIO = {KWS: 1.0, VWW: 1.0027, IC: 1.0027, AD: 1.0}
+# instructions per invoke of the default build (the same for every input), Cortex-M4F and M7
+INSTRUCTIONS = {"qemu-mps2-an386": {KWS: 5_031_320, VWW: 15_090_520, IC: 19_752_920, AD: 368_400},
+                "qemu-mps2-an500": {KWS: 5_034_040, VWW: 15_087_800, IC: 19_758_040, AD: 368_360}}
+# the boards' firmware with tests/data/fake_lib: .text bytes, and the fake invoke's count
+FAKE_TEXT = {"qemu-mps2-an385": 2_752, "qemu-mps2-an386": 3_052, "qemu-mps2-an500": 3_052,
+             "qemu-mps3-an547": 2_892, "qemu-microbit": 1_892, "stm32f746g-disco": 3_180,
+             "nucleo-l4r5zi": 3_180, "nrf52840dk": 3_116, "rpi-pico": 1_884}
+FAKE_COUNT = {"qemu-mps2-an385": 80, "qemu-mps2-an386": 80, "qemu-mps2-an500": 80, "qemu-mps3-an547": 31,
+              "qemu-microbit": 250}
+
+ARENA_SLACK = 16  # bytes: one alignment step of the planner
+RELATIVE_SLACK = 0.01  # instructions, code bytes
+
+
+def at_most(what: str, value: float, today: float, slack: float) -> None:
+    """`value` is not worse than today's figure by more than `slack` (in its unit)."""
+    assert value <= today + slack, (f"{what} regressed: {value:,} against today's {today:,} "
+                                    f"(slack {slack:,}); tests/figures.py holds the figures")
+
+
+def arena(what: str, value: int, today: int) -> None:
+    at_most(f"{what} arena bytes", value, today, ARENA_SLACK)
+
+
+def relative(what: str, value: float, today: float, slack: float = RELATIVE_SLACK, floor: float = 0) -> None:
+    """At most `slack` (a fraction) above today's figure, or `floor` units, whichever is larger."""
+    at_most(what, value, today, max(floor, round(today * slack, 4)))
