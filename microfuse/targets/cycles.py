@@ -82,11 +82,12 @@ def mark_address(elf: Path, symbol: str = MARK_SYMBOL) -> int:
     raise TargetError(f"{elf}: no function '{symbol}' to mark for the cycle model")
 
 
-def plugin_args(elf: Path, out: Path) -> list[str]:
-    """qemu-system-arm arguments loading the plugin; it appends its marks to `out`."""
+def plugin_args(elf: Path, out: Path, symbol: str = MARK_SYMBOL) -> list[str]:
+    """qemu-system-arm arguments loading the plugin; it appends a mark to `out` whenever the
+    function `symbol` is entered."""
     def opt(value: object) -> str:
         return str(value).replace(",", ",,")  # QEMU's option syntax escapes a comma by doubling it
-    return ["-plugin", f"{opt(plugin_path())},out={opt(out)},mark={mark_address(elf):#x}"]
+    return ["-plugin", f"{opt(plugin_path())},out={opt(out)},mark={mark_address(elf, symbol):#x}"]
 
 
 class MarkReader:
