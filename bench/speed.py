@@ -167,12 +167,8 @@ def measure(model: str, board: Board, optimize: str, work: Path, per_op: bool, c
         outs, count = s.invoke(inputs)
         cycles = s.marks[-1].cycles - s.marks[0].cycles if s.marks else None
     flash, consts = flash_split(elf)
-    anchor = TFLM_CMSIS_NN.get(board.name, {}).get(model)
-    row = Row(model, board.name, optimize, count, _ratio(count, anchor), flash, consts,
-              compiled.plan.arena_bytes, cycles=cycles)
-    if cycles is not None:
-        row.cycle_ratio = _ratio(cycles, TFLM_CMSIS_NN_M4_CYCLES[model])
-        row.l4r5_ratio = _ratio(cycles, L4R5_MS[model] * L4R5_HZ / 1000)
+    row = Row(model, board.name, optimize, count, None, flash, consts, compiled.plan.arena_bytes)
+    set_ratios(row, cycles)
     if check:
         want = oracle.run(path.read_bytes(), inputs)
         row.exact = all(bytes(o) == np.ascontiguousarray(w).astype(t.dtype.np).tobytes()
@@ -180,6 +176,16 @@ def measure(model: str, board: Board, optimize: str, work: Path, per_op: bool, c
     if per_op:
         row.per_op, row.stack, row.classes = profile(board, lib, model, work, compiled.calls)
     return row
+
+
+def set_ratios(row: Row, cycles: int | None) -> None:
+    """Each board against its own core's TFLM + CMSIS-NN count; estimated cycles (M4F) against
+    TFLM + CMSIS-NN's estimate and the L4R5's real-hardware latency."""
+    row.ratio = _ratio(row.instructions, TFLM_CMSIS_NN.get(row.board, {}).get(row.model))
+    row.cycles = cycles
+    if cycles is not None:
+        row.cycle_ratio = _ratio(cycles, TFLM_CMSIS_NN_M4_CYCLES[row.model])
+        row.l4r5_ratio = _ratio(cycles, L4R5_MS[row.model] * L4R5_HZ / 1000)
 
 
 def _ratio(ours: float, theirs: float | None) -> float | None:
