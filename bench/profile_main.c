@@ -3,8 +3,8 @@
  * Built with the model library compiled with -DMF_TRACE: NAME.c calls mf_trace() after every
  * kernel call, which stores the timer (one tick = 40 instructions under QEMU -icount shift=0 at
  * 25 MHz). The stack below main's frame is painted with a pattern before invoke() and scanned
- * after it: the deepest overwritten word gives invoke's peak stack (this harness's own frame
- * excluded). Results go out over semihosting SYS_WRITE0 as "key value" lines, then the firmware
+ * after it: the deepest overwritten word gives invoke's peak stack, in bytes below the stack
+ * pointer at the call of invoke(). Results go out over semihosting SYS_WRITE0 as "key value" lines, then the firmware
  * exits with code 0. The input is a fixed pseudo-random byte pattern. */
 #include <stdint.h>
 #include "mf_glue.h"
@@ -64,15 +64,17 @@ void mf_on_fault(void)
     mf_exit(MF_EXIT_HARDFAULT);
 }
 
-/* Paint, run, scan: kept out of line so that its frame is the reference point. */
+/* Paint, run, scan: kept out of line so that its stack pointer at the call of invoke() is the
+ * reference point (TFLM's figures are measured below the caller's stack pointer too). */
 static __attribute__((noinline)) uint32_t run_painted(void)
 {
-    volatile uint32_t here = 0;
-    uint32_t *top = (uint32_t *)((uintptr_t)&here & ~3u) - 16; /* leave our own frame alone */
-    uint32_t *bottom = top - PAINT_BYTES / 4u;
-    uint32_t *p;
-    for (p = bottom; p < top; p++) {
-        *p = PAINT;
+    uint32_t *sp, *bottom, *p;
+    volatile uint32_t *q;
+    __asm__ volatile("mov %0, sp" : "=r"(sp)); /* constant through this function: no alloca */
+    bottom = sp - PAINT_BYTES / 4u;
+    /* volatile: a memset call here would paint over its own frame */
+    for (q = bottom; q < sp; q++) {
+        *q = PAINT;
     }
     mf_timer_align();
     marks[0] = mf_timer_ticks();
@@ -80,9 +82,9 @@ static __attribute__((noinline)) uint32_t run_painted(void)
         semi_write0("invoke failed\n");
         mf_exit(2);
     }
-    for (p = bottom; p < top && *p == PAINT; p++) {
+    for (p = bottom; p < sp && *p == PAINT; p++) {
     }
-    return (uint32_t)((uintptr_t)top - (uintptr_t)p) + 64u;
+    return (uint32_t)((uintptr_t)sp - (uintptr_t)p);
 }
 
 int main(void)

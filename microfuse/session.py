@@ -15,6 +15,7 @@ from .build import Compiled, Options, load
 from .errors import MicrofuseError, TargetError
 from .progress import progress
 from .targets import open_session
+from .targets.cycles import MODEL_NOTE, cycle_model
 from .targets.firmware import build_firmware, build_with_firmware as build
 from .targets.runner import open_runner
 from .verify import make_samples
@@ -118,46 +119,73 @@ def run_once(model, board_name: str, input_path: str, options: Options = Options
 
 
 def bench(model, board_name: str, options: Options = Options(), port: str | None = None) -> dict:
-    """Instructions (QEMU) or cycles (a real board) per inference, in total and per kernel call."""
+    """Instructions (QEMU) or cycles (a real board) per inference, in total and per kernel call;
+    on a QEMU board with a cycle model also estimated `cycles`, in total and per call."""
     board = load_board(board_name)
     if board.is_host:
         raise TargetError("bench counts instructions on a board: use a qemu-* board (see `microfuse boards`)")
     unit = "instructions" if board.timer and board.timer.counts == "instructions" else "cycles"
+    estimate = unit == "instructions" and cycle_model(board) is not None
     with tempfile.TemporaryDirectory(prefix="mf-bench-") as tmp, \
             progress(f"bench on {board.name}", total=4) as tick:
         tick(0, "building")
         compiled, lib, elf = _build_for(model, board, options, Path(tmp))
         sample = make_samples(compiled.graph, 1, seed=0)[2]
         tick(1, "two timed runs")
-        with open_runner(board, lib, compiled.name, compiled.graph, Path(tmp), elf=elf, port=port) as runner:
-            runner.run([sample, sample])
+        counts, cycles = [], []
+        with open_session(board, elf=elf, port=port, expect_model=compiled.name, cycles=estimate) as session:
+            for _ in range(2):
+                counts.append(session.invoke(sample)[1])
+                if estimate:
+                    cycles.append(_span(session.marks))
         tick(1, "building the per-call timing firmware")
         traced = build_firmware(board, lib, compiled.name, Path(tmp) / "traced", extra_cflags=["-DMF_TRACE"])
         tick(1, "per-call run")
-        with open_session(board, elf=traced, port=port, expect_model=compiled.name) as session:
+        with open_session(board, elf=traced, port=port, expect_model=compiled.name, cycles=estimate) as session:
             session.invoke(sample)
             marks = [board.count_from_ticks(t) for t in session.link.trace()]
+            call_cycles = [m.cycles - session.marks[0].cycles for m in session.marks[1:-1]] if estimate else []
         tick(1, "done")
     per_call = [{"call": i, "kind": c.label, "source_ops": [op.index for op in c.sources], "macs": c.macs,
                  unit: end - start}
                 for i, (c, start, end) in enumerate(zip(compiled.calls, [0, *marks], marks))]
-    total = runner.counts[0]
-    result = {"board": board.name, "model": compiled.name, unit: total,
-              "repeatable": len(set(runner.counts)) == 1, "per_op": per_call}
+    for row, start, end in zip(per_call, [0, *call_cycles], call_cycles):
+        row["cycles"] = end - start
+    result = {"board": board.name, "model": compiled.name, unit: counts[0],
+              "repeatable": len(set(counts)) == 1 and len(set(cycles)) <= 1, "per_op": per_call}
+    if estimate:
+        result["cycles"], result["cycle_model"] = cycles[0], MODEL_NOTE
     result["text"] = _table(result, unit)
     return result
 
 
+def _span(marks) -> int:
+    """Cycles between the first and the last timer read of one invoke."""
+    if len(marks) < 2:
+        raise TargetError(f"the cycle plugin saw {len(marks)} timer reads in one invoke, expected 2 or more")
+    return marks[-1].cycles - marks[0].cycles
+
+
 def _table(result: dict, unit: str) -> str:
     total = result[unit]
+    est = "cycles" if unit != "cycles" and "cycles" in result else None
     lines = [f"{result['model']} on {result['board']}: {total:,} {unit} per inference"
+             + (f", {result['cycles']:,} {result['cycle_model']}" if est else "")
              + ("" if result["repeatable"] else " (NOT repeatable run to run)"),
-             f"{'call':>4}  {'kind':28} {'ops':10} {'MACs':>11} {unit:>12} {'share':>6} {'per MAC':>8}"]
+             f"{'call':>4}  {'kind':28} {'ops':10} {'MACs':>11} {unit:>12} {'share':>6} {'per MAC':>8}"
+             + (f" {'cycles':>12} {'cyc/MAC':>8}" if est else "")]
     for row in result["per_op"]:
         n = row[unit]
-        per_mac = f"{n / row['macs']:.2f}" if row["macs"] else ""
         ops = ",".join(map(str, row["source_ops"]))
-        lines.append(f"{row['call']:>4}  {row['kind'][:28]:28} {ops[:10]:10} {row['macs']:>11,} {n:>12,}"
-                     f" {100 * n / max(total, 1):>5.1f}% {per_mac:>8}")
-    lines.append("per-call counts come from a build with a timer read after each call (±1 tick each)")
+        line = (f"{row['call']:>4}  {row['kind'][:28]:28} {ops[:10]:10} {row['macs']:>11,} {n:>12,}"
+                f" {100 * n / max(total, 1):>5.1f}% {_per_mac(n, row['macs']):>8}")
+        if est and "cycles" in row:
+            line += f" {row['cycles']:>12,} {_per_mac(row['cycles'], row['macs']):>8}"
+        lines.append(line)
+    lines.append("per-call counts come from a build with a timer read after each call (±1 tick each)"
+                 + ("; per-call cycles are exact for that build" if est else ""))
     return "\n".join(lines)
+
+
+def _per_mac(n: int, macs: int) -> str:
+    return f"{n / macs:.2f}" if macs else ""

@@ -19,6 +19,7 @@ import serial
 from microfuse.boards import Board
 from microfuse.errors import TargetError
 from microfuse.targets.tools import QEMU_INSTALL, require_tool
+from microfuse.targets.cycles import Mark, MarkReader, plugin_args
 from microfuse.targets.serial_link import FirmwareInfo, SerialLink
 
 EXIT_HARDFAULT = 125       # MF_EXIT_HARDFAULT in boards/common/mf_target.h
@@ -30,7 +31,7 @@ SHUTDOWN_TIMEOUT_S = 5.0
 PORT_TRIES = 5             # another process may take the free port before QEMU binds it
 
 
-def qemu_command(board: Board, elf: Path, port: int) -> list[str]:
+def qemu_command(board: Board, elf: Path, port: int, extra=()) -> list[str]:
     """The qemu-system-arm command line for `board` running `elf`, UART0 served on `port`."""
     if board.qemu is None:
         raise TargetError(f"board '{board.name}' is not a QEMU board")
@@ -42,7 +43,7 @@ def qemu_command(board: Board, elf: Path, port: int) -> list[str]:
         # One instruction per ns of virtual time, no sleeping: counts repeat exactly.
         "-icount", "shift=0,sleep=off",
         "-serial", f"tcp:127.0.0.1:{port},server=on,wait=on,nodelay=on",
-        *board.qemu.args,
+        *board.qemu.args, *extra,
     ]
 
 
@@ -99,10 +100,12 @@ class QemuSession:
         with QemuSession(board, elf) as s:
             outputs, count = s.invoke([input_bytes])
 
-    count is in instructions (QEMU boards count with -icount shift=0)."""
+    count is in instructions (QEMU boards count with -icount shift=0). With cycles=True QEMU
+    runs the cycle-model plugin (targets/cycles.py) and `marks` holds its counters at each
+    timer read of the last invoke: start, after each call (MF_TRACE firmware), end."""
 
     def __init__(self, board: Board, elf: Path, expect_model: str | None = None,
-                 timeout: float = EXCHANGE_TIMEOUT_S):
+                 timeout: float = EXCHANGE_TIMEOUT_S, cycles: bool = False):
         self.board, self.elf, self.timeout = board, Path(elf), timeout
         if not self.elf.is_file():
             raise TargetError(f"firmware {self.elf} does not exist")
@@ -112,6 +115,9 @@ class QemuSession:
         self.info: FirmwareInfo | None = None
         self.exit_code: int | None = None  # QEMU's status once it has ended
         self._logdir: tempfile.TemporaryDirectory | None = None
+        self.cycles = cycles
+        self.marks: list[Mark] = []
+        self._marks: MarkReader | None = None
 
     # ---- life cycle ----
 
@@ -180,6 +186,8 @@ class QemuSession:
             raise TargetError(self._exit_text() or "QEMU is not running")
         data = [b if isinstance(b, (bytes, bytearray)) else np.ascontiguousarray(b).tobytes() for b in inputs]
         outputs, ticks, rc = self._guard(lambda: self.link.invoke(data))
+        if self._marks is not None:
+            self.marks = self._marks.new_marks()
         if rc != 0:
             raise TargetError(f"model invoke() returned {rc} on board '{self.board.name}'")
         return outputs, self.board.count_from_ticks(ticks)
@@ -192,13 +200,17 @@ class QemuSession:
             self.proc.wait()
         log = Path(self._logdir.name)
         self._stderr = log / "stderr.txt"
+        extra = []
+        if self.cycles:
+            self._marks = MarkReader(log / "cycles.txt")
+            extra = plugin_args(self.elf, self._marks.path)
         with open(log / "stdout.txt", "wb") as out, open(self._stderr, "wb") as err:
             # QEMU keeps its own copies of the descriptors.
             # Its own process group (a terminal's Ctrl-C reaches only us; we kill the group), and
             # killed by the kernel if we die without cleaning up.
-            self.proc = subprocess.Popen(qemu_command(self.board, self.elf, port), stdin=subprocess.DEVNULL,
-                                         stdout=out, stderr=err, start_new_session=True,
-                                         preexec_fn=_die_with_parent)
+            self.proc = subprocess.Popen(qemu_command(self.board, self.elf, port, extra),
+                                         stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                         start_new_session=True, preexec_fn=_die_with_parent)
 
     def _connect(self, port: int):
         """pyserial socket:// to QEMU's UART, or None if QEMU died before listening."""

@@ -3,7 +3,7 @@
  * Sixteen channels (four groups) per pass over the taps: per tap one load of the tap's address,
  * then per group of four channels a widening load (VLDRB.S32) of the input and one of the
  * weights, a VMUL and a VADD into the group's int32x4 accumulator (MVE has no vector-by-vector
- * integer multiply-accumulate): 20 instructions for 16 MACs with the loop. The remaining groups
+ * integer multiply-accumulate): 19 instructions for 16 MACs with the loop (DLS / LE). The remaining groups
  * go two, then one, at a time.
  * The accumulators start at the biases and hold the same int32 sums as the scalar paths; they are
  * requantized four lanes at a time by mf_mve_requant4 (bit-identical to the scalar shortcut, see
@@ -22,6 +22,7 @@
  * their address in r0-r7): per tap its address, then per group a load of its four input channels
  * (at #xoff) and of its four weights (post-incremented), VMUL, VADD. */
 #define MF_DWM_HEAD                          \
+    "dls lr, %[t]\n\t"                        \
     "1:\n\t"                                 \
     "ldr %[x], [%[tp]], #4\n\t"              \
     "add %[x], %[x], %[off]\n\t"
@@ -31,10 +32,9 @@
     "vmul.i32 %q[v0], %q[v0], %q[v1]\n\t"     \
     "vadd.i32 %q[" c "], %q[" c "], %q[v0]\n\t"
 #define MF_DWM_TAIL                          \
-    "subs %[t], %[t], #1\n\t"                \
-    "bne 1b\n\t"
+    "le lr, 1b\n\t"
 #define MF_DWM_OPERANDS \
-    [v0] "=&w"(v0), [v1] "=&w"(v1), [x] "=&l"(x), [tp] "+r"(tp), [t] "+r"(t)
+    [v0] "=&w"(v0), [v1] "=&w"(v1), [x] "=&l"(x), [tp] "+r"(tp)
 #endif
 
 /* mf_dw_pixel on Helium (same arguments and contract). */
@@ -57,7 +57,7 @@ MF_INLINE void mf_dw_pixel_mve(const intptr_t *tap, int32_t taps, const int8_t *
         const intptr_t *tp = tap;
         const int8_t *x;
         int32x4_t v0, v1;
-        int32_t t = taps;
+        const int32_t t = taps; /* >= 1: a low-overhead loop (DLS / LE) of t turns */
         if (n == 4) {
             c1 = vldrwq_s32(q + MF_Q_WORDS);
             c2 = vldrwq_s32(q + 2 * MF_Q_WORDS);
@@ -66,20 +66,20 @@ MF_INLINE void mf_dw_pixel_mve(const intptr_t *tap, int32_t taps, const int8_t *
                              MF_DWM_GROUP("8", "w2", "c2") MF_DWM_GROUP("12", "w3", "c3") MF_DWM_TAIL
                              : MF_DWM_OPERANDS, [c0] "+w"(c0), [c1] "+w"(c1), [c2] "+w"(c2),
                                [c3] "+w"(c3), [w0] "+l"(w0), [w1] "+l"(w1), [w2] "+l"(w2), [w3] "+l"(w3)
-                             : [off] "r"(off)
-                             : "cc", "memory");
+                             : [off] "r"(off), [t] "r"(t)
+                             : "lr", "memory");
         } else if (n == 2) {
             c1 = vldrwq_s32(q + MF_Q_WORDS);
             __asm__ volatile(MF_DWM_HEAD MF_DWM_GROUP("0", "w0", "c0") MF_DWM_GROUP("4", "w1", "c1")
                              MF_DWM_TAIL
                              : MF_DWM_OPERANDS, [c0] "+w"(c0), [c1] "+w"(c1), [w0] "+l"(w0), [w1] "+l"(w1)
-                             : [off] "r"(off)
-                             : "cc", "memory");
+                             : [off] "r"(off), [t] "r"(t)
+                             : "lr", "memory");
         } else {
             __asm__ volatile(MF_DWM_HEAD MF_DWM_GROUP("0", "w0", "c0") MF_DWM_TAIL
                              : MF_DWM_OPERANDS, [c0] "+w"(c0), [w0] "+l"(w0)
-                             : [off] "r"(off)
-                             : "cc", "memory");
+                             : [off] "r"(off), [t] "r"(t)
+                             : "lr", "memory");
         }
 #else
         int32_t t;

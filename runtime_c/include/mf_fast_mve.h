@@ -47,14 +47,17 @@ typedef struct {
     int32_t v_off, r_off, vl, vr, vn, rl, rr, rn, ol, orr, on;
 } mf_mve_addsub;
 
-/* One step: elements j .. j+3 (the lanes of p only, when `tail`), `kind` a constant. */
-MF_INLINE void mf_mve_addsub_step(const mf_mve_addsub *c, int kind, const int8_t *stage,
+/* One step: elements j .. j+3 (the lanes of p only, when `tail`); `kind` and `clamp` constants
+ * (without the clamp the staged int8 values need none: two vector registers fewer in the loop). */
+MF_INLINE void mf_mve_addsub_step(const mf_mve_addsub *c, int kind, int clamp, const int8_t *stage,
                                   const int8_t *res, int8_t *out, int32_t j, int tail,
                                   mve_pred16_t p)
 {
     int32x4_t v = tail ? vldrbq_z_s32(stage + j, p) : vldrbq_s32(stage + j);
     int32x4_t r = tail ? vldrbq_z_s32(res + j, p) : vldrbq_s32(res + j), o;
-    v = vminq_s32(vmaxq_s32(v, c->lo), c->hi);
+    if (clamp) {
+        v = vminq_s32(vmaxq_s32(v, c->lo), c->hi);
+    }
     v = mf_mve_scale(vaddq_n_s32(v, c->v_off), c->vl, c->vm, c->vr, c->vn);
     r = mf_mve_scale(vaddq_n_s32(r, c->r_off), c->rl, c->rm, c->rr, c->rn);
     o = kind == MF_EP_ADDQ ? vaddq_s32(v, r) : kind == MF_EP_SUBQ ? vsubq_s32(v, r) : vsubq_s32(r, v);
@@ -70,7 +73,7 @@ MF_INLINE void mf_mve_addsub_step(const mf_mve_addsub *c, int kind, const int8_t
  * predicated step (lanes past count do not access memory). Reversed, the steps run last to
  * first, the partial one first. Within a step the four residual elements are read, then the
  * four outputs stored (reading ahead of a later-processed element is allowed: plan/inplace.py). */
-MF_INLINE void mf_mve_addsub_pass(const mf_mve_addsub *c, int kind, const int8_t *stage,
+MF_INLINE void mf_mve_addsub_pass(const mf_mve_addsub *c, int kind, int clamp, const int8_t *stage,
                                   int32_t count, const int8_t *res, int8_t *out, int reverse)
 {
     const int32_t full = count / 4, rest = count % 4;
@@ -78,18 +81,18 @@ MF_INLINE void mf_mve_addsub_pass(const mf_mve_addsub *c, int kind, const int8_t
     int32_t k;
     if (reverse) {
         if (rest) {
-            mf_mve_addsub_step(c, kind, stage, res, out, 4 * full, 1, p);
+            mf_mve_addsub_step(c, kind, clamp, stage, res, out, 4 * full, 1, p);
         }
         for (k = full - 1; k >= 0; k--) {
-            mf_mve_addsub_step(c, kind, stage, res, out, 4 * k, 0, p);
+            mf_mve_addsub_step(c, kind, clamp, stage, res, out, 4 * k, 0, p);
         }
         return;
     }
     for (k = 0; k < full; k++) {
-        mf_mve_addsub_step(c, kind, stage, res, out, 4 * k, 0, p);
+        mf_mve_addsub_step(c, kind, clamp, stage, res, out, 4 * k, 0, p);
     }
     if (rest) {
-        mf_mve_addsub_step(c, kind, stage, res, out, 4 * full, 1, p);
+        mf_mve_addsub_step(c, kind, clamp, stage, res, out, 4 * full, 1, p);
     }
 }
 
@@ -117,12 +120,14 @@ MF_INLINE void mf_mve_finish_addsub(const int8_t *stage, int32_t count, int clam
     c.ol = a->o_lshift;
     c.orr = a->o_round;
     c.on = a->o_rshift;
-    if (kind == MF_EP_ADDQ) {
-        mf_mve_addsub_pass(&c, MF_EP_ADDQ, stage, count, res, out, reverse);
+    if (kind == MF_EP_ADDQ && !clamp) {
+        mf_mve_addsub_pass(&c, MF_EP_ADDQ, 0, stage, count, res, out, reverse);
+    } else if (kind == MF_EP_ADDQ) {
+        mf_mve_addsub_pass(&c, MF_EP_ADDQ, 1, stage, count, res, out, reverse);
     } else if (kind == MF_EP_SUBQ) {
-        mf_mve_addsub_pass(&c, MF_EP_SUBQ, stage, count, res, out, reverse);
+        mf_mve_addsub_pass(&c, MF_EP_SUBQ, 1, stage, count, res, out, reverse);
     } else {
-        mf_mve_addsub_pass(&c, MF_EP_RSUBQ, stage, count, res, out, reverse);
+        mf_mve_addsub_pass(&c, MF_EP_RSUBQ, 1, stage, count, res, out, reverse);
     }
 }
 

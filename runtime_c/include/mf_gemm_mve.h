@@ -7,7 +7,14 @@
  * VMLADAVA.S16 (8 MACs summed into the accumulator): 10 instructions for 32 MACs with the loop;
  * a 4-value chunk the same on .S32 lanes. Every chunk is whole (the layout zero-pads), so no tail
  * predication is needed. The four sums are then requantized together (mf_mve_requant4).
- * Access order: a block reads only its unit's window, then stores its four values. */
+ * With gcc at -O1 and above the block loop is assembly: for one segment of 8-value chunks (a
+ * pointwise conv, a fully-connected row, a gathered window), and for several (a 3x3 window's
+ * rows) resolved first into runs of address and chunk count, so that a block pays 4 instructions
+ * per run (LDRD, DLS, CMP, BNE) instead of C's per-segment set-up.
+ * Access order: a block reads only its unit's window, then stores its four values.
+ * (CMSIS-NN's 16-lane VMLADAVA.S8 needs each channel's weights contiguous over 16 window values;
+ * this layout interleaves them per 8, so that needs a target-specific weight layout chosen by
+ * the lowering.) */
 #ifndef MF_GEMM_MVE_H
 #define MF_GEMM_MVE_H
 
@@ -75,6 +82,98 @@ MF_INLINE void mf_mve_store4(const mf_acc4 *acc, const int32_t *qb, int32_t lshi
     vstrbq_s32(dst, mf_mve_requant4(v, qb, lshift));
 }
 
+#if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__) /* -O0 keeps r7 as frame pointer */
+/* The block loops in assembly share these pieces: the chunk loop (10 instructions per 8 window
+ * values of four channels, DLS / LE with lr turns already set) and the requantization of the
+ * four sums (mf_mve_requant4 with the block's table at q, stored at d). */
+#define MF_GEMM_MVE_CHUNKS                          \
+    "1:\n\t"                                        \
+    "vldrb.s16 %q[xv], [%[x]], #8\n\t"              \
+    "vldrb.s16 %q[wv], [%[w]], #8\n\t"              \
+    "vmladava.s16 %[a0], %q[xv], %q[wv]\n\t"        \
+    "vldrb.s16 %q[wv], [%[w]], #8\n\t"              \
+    "vmladava.s16 %[a1], %q[xv], %q[wv]\n\t"        \
+    "vldrb.s16 %q[wv], [%[w]], #8\n\t"              \
+    "vmladava.s16 %[a2], %q[xv], %q[wv]\n\t"        \
+    "vldrb.s16 %q[wv], [%[w]], #8\n\t"              \
+    "vmladava.s16 %[a3], %q[xv], %q[wv]\n\t"        \
+    "le lr, 1b\n\t"
+#define MF_GEMM_MVE_REQUANT                         \
+    "vmov.32 %q[xv][0], %[a0]\n\t"                  \
+    "vmov.32 %q[xv][1], %[a1]\n\t"                  \
+    "vmov.32 %q[xv][2], %[a2]\n\t"                  \
+    "vmov.32 %q[xv][3], %[a3]\n\t"                  \
+    "vshl.s32 %q[xv], %q[xv], %q[ls]\n\t"           \
+    "vldrw.u32 %q[wv], [%[q], #16]\n\t"             \
+    "vrmulh.s32 %q[wv], %q[xv], %q[wv]\n\t"         \
+    "vldrw.u32 %q[t], [%[q], #32]\n\t"              \
+    "vadd.i32 %q[wv], %q[wv], %q[t]\n\t"            \
+    "vshr.s32 %q[xv], %q[xv], #31\n\t"              \
+    "vadd.i32 %q[wv], %q[wv], %q[xv]\n\t"           \
+    "vldrw.u32 %q[t], [%[q], #48]\n\t"              \
+    "vneg.s32 %q[t], %q[t]\n\t"                     \
+    "vshl.s32 %q[wv], %q[wv], %q[t]\n\t"            \
+    "vmax.s32 %q[wv], %q[wv], %q[lo]\n\t"           \
+    "vmin.s32 %q[wv], %q[wv], %q[hi]\n\t"           \
+    "vstrb.32 %q[wv], [%[d]], #4\n\t"
+#define MF_GEMM_MVE_SEGS 9 /* segments the multi-segment loop takes (a 3x3 window: 3 rows, up to 3 runs each) */
+
+/* A segment resolved for the assembly loop: its first window value and its 8-value chunks. */
+typedef struct {
+    const int8_t *x;
+    int32_t n8;
+} mf_mve_run;
+
+/* segs as runs, if every segment is whole 8-value chunks (no 4-value chunk) and they fit. */
+MF_INLINE int mf_mve_runs(const mf_seg *segs, int32_t nseg, const int8_t *base, mf_mve_run *runs)
+{
+    int32_t s;
+    if (nseg > MF_GEMM_MVE_SEGS) {
+        return 0;
+    }
+    for (s = 0; s < nseg; s++) {
+        const int32_t n = segs[s].n;
+        if ((n & 1) != 0 || n < 2) {
+            return 0;
+        }
+        runs[s].x = (const int8_t *)((uintptr_t)base + (uintptr_t)segs[s].start);
+        runs[s].n8 = n >> 1;
+    }
+    return 1;
+}
+
+/* Every block over several runs (a 3x3 window: one per row): per block its biases, per run its
+ * address and chunk count (LDRD, DLS) and the chunks, then the requantization. */
+MF_INLINE void mf_mve_blocks_runs(const mf_mve_run *runs, int32_t nrun, const int8_t *wb, const int32_t *qb,
+                                  int32_t blocks, int32_t lshift, int8_t *dst)
+{
+    const mf_mve_run *end = runs + nrun, *r;
+    const int8_t *x;
+    const int32x4_t ls = vdupq_n_s32(lshift), lo = vdupq_n_s32(-128), hi = vdupq_n_s32(127);
+    int32x4_t xv, wv, t;
+    int32_t a0, a1, a2, a3, c = blocks;
+    __asm__ volatile("2:\n\t"
+                     "ldrd %[a0], %[a1], [%[q]]\n\t"
+                     "ldrd %[a2], %[a3], [%[q], #8]\n\t"
+                     "mov %[r], %[runs]\n\t"
+                     "3:\n\t"
+                     "ldrd %[x], lr, [%[r]], #8\n\t"
+                     "dls lr, lr\n\t"
+                     MF_GEMM_MVE_CHUNKS
+                     "cmp %[r], %[end]\n\t"
+                     "bne 3b\n\t"
+                     MF_GEMM_MVE_REQUANT
+                     "adds %[q], %[q], #64\n\t"
+                     "subs %[c], %[c], #1\n\t"
+                     "bne 2b\n\t"
+                     : [a0] "=&Te"(a0), [a1] "=&Te"(a1), [a2] "=&Te"(a2), [a3] "=&Te"(a3),
+                       [x] "=&l"(x), [r] "=&r"(r), [w] "+l"(wb), [q] "+r"(qb), [d] "+l"(dst), [c] "+r"(c),
+                       [xv] "=&w"(xv), [wv] "=&w"(wv), [t] "=&w"(t)
+                     : [runs] "r"(runs), [end] "r"(end), [ls] "w"(ls), [lo] "w"(lo), [hi] "w"(hi)
+                     : "lr", "cc", "memory");
+}
+#endif
+
 /* mf_fast_blocks on Helium (same contract; see mf_fast.h). One segment (a pointwise conv, a
  * fully-connected row, a gathered window) is decoded once for all blocks. */
 MF_INLINE void mf_fast_blocks_mve(const mf_seg *segs, int32_t nseg, const int8_t *base,
@@ -84,6 +183,7 @@ MF_INLINE void mf_fast_blocks_mve(const mf_seg *segs, int32_t nseg, const int8_t
     const int8_t *wb = (const int8_t *)(const void *)w;
     int32_t b, s;
 #if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__) /* -O0 keeps r7 as frame pointer */
+    mf_mve_run runs[MF_GEMM_MVE_SEGS];
     if (nseg == 1 && segs[0].n >= 2 && (segs[0].n & 1) == 0) {
         /* One segment of 8-value chunks (pointwise conv, fully-connected, gathered window): the
          * whole block loop in assembly, 25 instructions per block beside the chunks' 10. */
@@ -97,35 +197,8 @@ MF_INLINE void mf_fast_blocks_mve(const mf_seg *segs, int32_t nseg, const int8_t
                          "ldrd %[a2], %[a3], [%[q], #8]\n\t"
                          "mov %[x], %[x0]\n\t"
                          "dls lr, %[n8]\n\t"
-                         "1:\n\t"
-                         "vldrb.s16 %q[xv], [%[x]], #8\n\t"
-                         "vldrb.s16 %q[wv], [%[w]], #8\n\t"
-                         "vmladava.s16 %[a0], %q[xv], %q[wv]\n\t"
-                         "vldrb.s16 %q[wv], [%[w]], #8\n\t"
-                         "vmladava.s16 %[a1], %q[xv], %q[wv]\n\t"
-                         "vldrb.s16 %q[wv], [%[w]], #8\n\t"
-                         "vmladava.s16 %[a2], %q[xv], %q[wv]\n\t"
-                         "vldrb.s16 %q[wv], [%[w]], #8\n\t"
-                         "vmladava.s16 %[a3], %q[xv], %q[wv]\n\t"
-                         "le lr, 1b\n\t"
-                         /* mf_mve_requant4 */
-                         "vmov.32 %q[xv][0], %[a0]\n\t"
-                         "vmov.32 %q[xv][1], %[a1]\n\t"
-                         "vmov.32 %q[xv][2], %[a2]\n\t"
-                         "vmov.32 %q[xv][3], %[a3]\n\t"
-                         "vshl.s32 %q[xv], %q[xv], %q[ls]\n\t"
-                         "vldrw.u32 %q[wv], [%[q], #16]\n\t"
-                         "vrmulh.s32 %q[wv], %q[xv], %q[wv]\n\t"
-                         "vldrw.u32 %q[t], [%[q], #32]\n\t"
-                         "vadd.i32 %q[wv], %q[wv], %q[t]\n\t"
-                         "vshr.s32 %q[xv], %q[xv], #31\n\t"
-                         "vadd.i32 %q[wv], %q[wv], %q[xv]\n\t"
-                         "vldrw.u32 %q[t], [%[q], #48]\n\t"
-                         "vneg.s32 %q[t], %q[t]\n\t"
-                         "vshl.s32 %q[wv], %q[wv], %q[t]\n\t"
-                         "vmax.s32 %q[wv], %q[wv], %q[lo]\n\t"
-                         "vmin.s32 %q[wv], %q[wv], %q[hi]\n\t"
-                         "vstrb.32 %q[wv], [%[d]], #4\n\t"
+                         MF_GEMM_MVE_CHUNKS
+                         MF_GEMM_MVE_REQUANT
                          "adds %[q], %[q], #64\n\t"
                          "subs %[c], %[c], #1\n\t"
                          "bne 2b\n\t"
@@ -134,6 +207,10 @@ MF_INLINE void mf_fast_blocks_mve(const mf_seg *segs, int32_t nseg, const int8_t
                            [xv] "=&w"(xv), [wv] "=&w"(wv), [t] "=&w"(t)
                          : [x0] "r"(x0), [n8] "r"(n8), [ls] "w"(ls), [lo] "w"(lo), [hi] "w"(hi)
                          : "lr", "cc", "memory");
+        return;
+    }
+    if (nseg > 1 && mf_mve_runs(segs, nseg, base, runs)) {
+        mf_mve_blocks_runs(runs, nseg, wb, qb, blocks, lshift, dst);
         return;
     }
 #endif
@@ -156,6 +233,10 @@ MF_INLINE void mf_fast_blocks_mve(const mf_seg *segs, int32_t nseg, const int8_t
         mf_mve_store4(&acc, qb, lshift, dst);
     }
 }
+#if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__)
+#undef MF_GEMM_MVE_CHUNKS
+#undef MF_GEMM_MVE_REQUANT
+#endif
 #endif
 
 #endif /* MF_GEMM_MVE_H */

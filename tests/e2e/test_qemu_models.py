@@ -60,6 +60,10 @@ def test_bench_counts_repeat_and_add_up():
     assert len(a["per_op"]) == 12
     traced_total = sum(r["instructions"] for r in a["per_op"])
     assert a["instructions"] <= traced_total <= a["instructions"] * 1.01  # the trace adds a few per call
+    # The cycle estimate (qemu-mps2-an386 has the Cortex-M4 model) repeats and adds up the same way.
+    assert a["cycles"] == b["cycles"] and [r["cycles"] for r in a["per_op"]] == [r["cycles"] for r in b["per_op"]]
+    assert a["cycles"] <= sum(r["cycles"] for r in a["per_op"]) <= a["cycles"] * 1.01
+    assert a["instructions"] < a["cycles"] < 2 * a["instructions"] and "estimated" in a["text"]
 
 
 def test_run_equals_the_reference(tmp_path):
