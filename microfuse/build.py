@@ -26,6 +26,7 @@ class Options:
     optimize: str = "balanced"
     board: str | None = None  # a firmware board: the arena must fit its SRAM; build its firmware too
     command: str = "microfuse build"  # recorded in the generated files' header
+    core: str | None = None  # measure flash and RAM totals for this core (report.json "footprint")
 
 
 @dataclass(eq=False)
@@ -176,8 +177,19 @@ def _firmware(compiled: Compiled, out: Path) -> dict:
     return {**info, "firmware": {"elf": f"firmware/{elf.name}", **size(elf)}}
 
 
-def build(model: str | Path | bytes | Graph, out_dir: str | Path, options: Options = Options()) -> Compiled:
-    """Compile and write the library into out_dir atomically: all files or none."""
+def _footprint(compiled: Compiled, out: Path, sections: dict) -> dict:
+    """Flash and RAM totals for the asked core and the board's (report.json "footprint")."""
+    if compiled.options.core is None:
+        return {}
+    from .report import footprint_section
+
+    return {"footprint": footprint_section(compiled, out, sections.get("firmware") is not None)}
+
+
+def build(model: str | Path | bytes | Graph, out_dir: str | Path, options: Options = Options(),
+          report: dict | None = None) -> Compiled:
+    """Compile and write the library into out_dir atomically: all files or none. `report` adds
+    sections to report.json (e.g. a bench result)."""
     from .emit import c as emit_c
 
     compiled = compile_model(model, options)
@@ -187,7 +199,9 @@ def build(model: str | Path | bytes | Graph, out_dir: str | Path, options: Optio
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
         emit_c.emit(compiled, staging)
-        emit_c.write_report(compiled, staging, **_firmware(compiled, staging))
+        sections = _firmware(compiled, staging)
+        emit_c.write_report(compiled, staging, **sections, **_footprint(compiled, staging, sections),
+                            **(report or {}))
         if out.exists():
             shutil.rmtree(out)
         staging.rename(out)

@@ -91,19 +91,46 @@ def _build_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", help="output folder (default: out/NAME)")
     p.add_argument("--board", help="also build firmware for this board; the arena must fit its SRAM")
     p.add_argument("--explain", action="store_true", help="print every fusion decision and its reason")
+    p.add_argument("--core", default="cortex-m4", help="measure flash and RAM totals for this core "
+                   "(cortex-m0plus, cortex-m3, cortex-m4, cortex-m7, cortex-m55; default: cortex-m4)")
+    p.add_argument("--bench", metavar="BOARD", help="also run `microfuse bench` on BOARD and put the "
+                   "per-call counts and latency into the report")
+    _report_arguments(p)
+
+
+def _report_arguments(p: argparse.ArgumentParser) -> None:
+    """Options that add sections to report.json/html (build, and verify for accuracy)."""
+    p.add_argument("--clock", type=_hz, metavar="HZ", help="CPU clock for latency in ms, e.g. 80e6 or "
+                   "80MHz (default: the board's clock_hz)")
+    p.add_argument("--float-model", metavar="FLOAT.tflite", help="the float original: report the "
+                   "quantized model's error against it (per output and per layer)")
+    p.add_argument("--inputs", metavar="DIR", help="with --float-model: float samples, one .npy (or .npz) "
+                   "per sample (default: random)")
+
+
+def _hz(text: str) -> int:
+    scale = {"mhz": 1e6, "khz": 1e3, "hz": 1.0}
+    low = text.strip().lower()
+    unit = next((u for u in scale if low.endswith(u)), "hz")
+    try:
+        value = float(low[: len(low) - len(unit)] if low.endswith(unit) else low) * scale[unit]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a clock (e.g. 80e6 or 80MHz)") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"'{text}': the clock must be positive")
+    return int(value)
 
 
 def _build(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from .build import build
+    from .report import summary
 
-    options = replace(_options(args), board=args.board)
+    options = replace(_options(args), board=args.board, core=args.core)
     out = args.output or f"out/{options.name}"
-    c = build(args.model, out, options)
-    print(f"built {c.name}: {len(c.source.ops)} ops -> {len(c.calls)} kernel calls, "
-          f"arena {c.plan.arena_bytes:,} B (whole-tensor lower bound {c.plan.lower_bound_bytes:,} B), "
-          f"{sum(call.macs for call in c.calls):,} MACs -> {out}/")
+    c = build(args.model, out, options, report=_report_sections(args, options))
+    print(summary(c, out))
     if args.explain:
         from .passes.explain import format_decisions
 
@@ -111,6 +138,26 @@ def _build(args: argparse.Namespace) -> int:
     if args.board and (Path(out) / "firmware").exists():
         print(f"firmware: {out}/firmware/{c.name}.elf")
     return 0
+
+
+def _report_sections(args: argparse.Namespace, options) -> dict:
+    """Sections measured before the build writes its report: a bench, the accuracy."""
+    sections = {}
+    if getattr(args, "bench", None):
+        from .boards import load_board
+        from .report import latency_section
+        from .session import bench
+
+        result = bench(args.model, args.bench, options)
+        sections["bench"] = {k: v for k, v in result.items() if k != "text"}
+        sections["latency"] = latency_section(result, load_board(args.bench), args.clock)
+    if args.float_model:
+        from .accuracy import on_host
+
+        sections["accuracy"] = on_host(args.model, args.float_model, options, args.inputs)
+    elif args.inputs:
+        raise MicrofuseError("--inputs needs --float-model (the float original to compare with)")
+    return sections
 
 
 # -- verify, run, bench ------------------------------------------------------------------------
@@ -126,6 +173,10 @@ def _verify_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--samples", type=int, default=50, help="random samples besides all-min and all-max")
     p.add_argument("--seed", type=int, default=0, help="seed of the random samples")
     p.add_argument("--sanitize", action="store_true", help="host: build with ASan and UBSan")
+    p.add_argument("--float-model", metavar="FLOAT.tflite", help="also report the error against the "
+                   "float original (per output and per layer)")
+    p.add_argument("--inputs", metavar="DIR", help="with --float-model: float samples, one .npy (or .npz) "
+                   "per sample (default: random)")
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -135,6 +186,10 @@ def _verify(args: argparse.Namespace) -> int:
                                        args.sanitize, args.port)
     float_model = any(t.dtype.np.kind == "f" for t in compiled.graph.outputs)
     print(verdict.line(float_model) + (f" on {args.board}" if args.board != "host" else ""))
+    if args.float_model or args.inputs:
+        from .accuracy import format_lines
+
+        print("\n".join(format_lines(_report_sections(args, _options(args))["accuracy"])))
     return 0 if verdict.ok else 1
 
 
@@ -162,15 +217,31 @@ def _run(args: argparse.Namespace) -> int:
 def _bench_arguments(p: argparse.ArgumentParser) -> None:
     _board_arguments(p)
     p.add_argument("--json", action="store_true", help="print JSON for scripts")
+    p.add_argument("-o", "--output", help="also write the library here, its report with the bench")
+    p.add_argument("--clock", type=_hz, metavar="HZ", help="CPU clock for latency in ms (default: the "
+                   "board's clock_hz)")
 
 
 def _bench(args: argparse.Namespace) -> int:
     import json
+    from dataclasses import replace
 
     from .session import bench
 
     result = bench(args.model, args.board, _options(args), args.port)
     print(json.dumps(result, indent=1) if args.json else result["text"])
+    if args.output:
+        from .boards import load_board
+        from .build import build
+        from .report import latency_section
+
+        from .footprint import core_of
+
+        options = replace(_options(args), core=core_of(load_board(args.board)))
+        sections = {"bench": {k: v for k, v in result.items() if k != "text"},
+                    "latency": latency_section(result, load_board(args.board), args.clock)}
+        build(args.model, args.output, options, report=sections)
+        print(f"report: {args.output}/report.html")
     return 0
 
 

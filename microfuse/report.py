@@ -61,7 +61,50 @@ def plan_section(plan) -> dict:
                         "search": s.search}}
 
 
+def constants_section(compiled) -> dict:
+    """One weights figure and what it is made of: the file's constants become packed weights,
+    per-channel requantization (bias, multiplier, shift), fast-kernel tables and lookup tables."""
+    from .footprint import constants
+
+    kinds = constants(compiled.calls)
+    return {"bytes": sum(kinds.values()), "by_kind": kinds,
+            "model_file_bytes": sum(t.nbytes for t in compiled.source.tensors() if t.is_const)}
+
+
+def footprint_section(compiled, lib, board_core: bool) -> list[dict]:
+    """Flash and RAM totals per core: the asked core, and the board's when firmware was built."""
+    from . import footprint
+    from .boards import load_board
+
+    targets = [(compiled.options.core, footprint.core_flags(compiled.options.core))]
+    if board_core:
+        board = load_board(compiled.options.board)
+        targets.append((f"{board.name} ({board.cpu})", footprint.board_flags(board)))
+    return [totals(compiled, core, flags, footprint.measure(lib, compiled.name, flags)) for core, flags in targets]
+
+
+def totals(compiled, core: str, flags, measured: dict) -> dict:
+    arena, stack = compiled.plan.arena_bytes, measured["stack_bound"]
+    flash = measured["code"] + measured["rodata"] + measured["data"]
+    return {"core": core, "cflags": list(flags), "code_bytes": measured["code"],
+            "constants_bytes": measured["rodata"], "data_bytes": measured["data"], "bss_bytes": measured["bss"],
+            "arena_bytes": arena, "stack_bytes": stack["bytes"],
+            "stack_source": "bound from the call graph (-fstack-usage)", "stack_uncounted": stack["unknown"],
+            "flash_bytes": flash, "ram_bytes": arena + measured["data"] + measured["bss"] + stack["bytes"]}
+
+
+def tflm_section(compiled) -> dict | None:
+    """What TFLM's own planner would give the same file (its GreedyMemoryPlanner, reproduced)."""
+    from . import tflm_plan
+
+    if any(t.index < 0 for t in compiled.source.tensors()):
+        return None  # not a graph as read from a file
+    return {"head_bytes": tflm_plan.plan(compiled.source).head_bytes}
+
+
 def build_report(compiled, banner: str) -> dict:
+    from . import ops as opdefs
+
     plan, offsets = compiled.plan, compiled.plan.offsets
     timeline, steps = timeline_section(plan)
     calls = [{
@@ -83,9 +126,13 @@ def build_report(compiled, banner: str) -> dict:
         "command": compiled.options.command,
         "source_ops": len(compiled.source.ops),
         "kernel_calls": len(compiled.calls),
+        "aliases": sum(1 for op in compiled.graph.ops if opdefs.REGISTRY[op.kind].alias),
         "arena_bytes": plan.arena_bytes,
         "lower_bound_bytes": plan.lower_bound_bytes,
         "weights_bytes": sum(call["const_bytes"] for call in calls),
+        "constants": constants_section(compiled),
+        "tflm_plan": tflm_section(compiled),
+        "footprint": None,
         "macs": sum(c.macs for c in compiled.calls),
         "inputs": [_tensor(t, offsets) for t in compiled.graph.inputs],
         "outputs": [_tensor(t, offsets) for t in compiled.graph.outputs],
@@ -100,3 +147,58 @@ def build_report(compiled, banner: str) -> dict:
         "calls": calls,
         "notes": list(compiled.notes),
     }
+
+
+def latency_section(bench: dict, board, clock_hz: int | None) -> dict:
+    """A bench result as latency: per-call counts with their share, and ms at a clock. Cycles
+    (the QEMU cycle model's estimate, or a real board's count) when the bench has them, else
+    instructions, labelled as such (ms then assume one instruction per cycle)."""
+    per_op = bench.get("per_op") or []
+    basis = "cycles" if bench.get("cycles") is not None else "instructions"
+    clock = clock_hz or board.clock_hz
+
+    def ms(n):
+        return None if not clock or n is None else 1e3 * n / clock
+
+    counts = {unit: _less_timer_reads([p.get(unit) for p in per_op], bench.get(unit))
+              for unit in ("instructions", "cycles")}
+    total = bench[basis]
+    return {
+        "board": board.name, "clock_hz": clock, "clock_from": "--clock" if clock_hz else "board.toml",
+        "basis": basis, "estimated": basis == "cycles" and board.is_qemu,
+        "instructions": bench.get("instructions"), "cycles": bench.get("cycles"), "ms": ms(total),
+        "repeatable": bench.get("repeatable"),
+        "timer_reads": sum(p.get(basis) or 0 for p in per_op) - total if per_op else 0,
+        "per_call": [{"call": p.get("call", k), "instructions": counts["instructions"][k],
+                      "cycles": counts["cycles"][k], "measured": p.get(basis),
+                      "share": counts[basis][k] / total if total else 0.0, "ms": ms(counts[basis][k])}
+                     for k, p in enumerate(per_op)],
+    }
+
+
+def _less_timer_reads(measured: list, total: int | None) -> list:
+    """Per-call counts come from a second build that reads the timer after each call: their sum
+    exceeds the untimed total by those reads (a fixed few instructions each, and a tick of
+    rounding). Taking the difference off evenly, one call at a time, makes them add up to it."""
+    if total is None or not measured or any(m is None for m in measured):
+        return [None] * len(measured)
+    extra, n = sum(measured) - total, len(measured)
+    return [m - extra // n - (1 if k < extra % n else 0) for k, m in enumerate(measured)]
+
+
+def summary(compiled, out) -> str:
+    """The build's one line: ops to calls, arena, flash and RAM totals, latency when benched."""
+    import json
+    from pathlib import Path
+
+    report = json.loads((Path(out) / "report.json").read_text())
+    aliases = report.get("aliases") or 0
+    line = (f"built {compiled.name}: {len(compiled.source.ops)} ops -> {len(compiled.calls)} kernel calls"
+            + (f" + {aliases} alias{'es' if aliases != 1 else ''}" if aliases else "")
+            + f", arena {compiled.plan.arena_bytes:,} B (whole-tensor lower bound {compiled.plan.lower_bound_bytes:,} B)")
+    for total in (report.get("footprint") or [])[:1]:
+        line += f", flash {total['flash_bytes']:,} B + RAM {total['ram_bytes']:,} B on {total['core']}"
+    latency = report.get("latency")
+    if latency and latency.get("ms") is not None:
+        line += f", {latency['ms']:,.1f} ms at {latency['clock_hz'] / 1e6:g} MHz ({latency['basis']})"
+    return line + f", {report.get('macs', 0):,} MACs -> {out}/"
