@@ -27,7 +27,8 @@ def evaluate(float_model: str | Path, quant_model: str | Path, run_quant: RunQua
     quants = [[quantize(x, t) for x, t in zip(sample, qgraph.inputs)] for sample in floats]
     ref = [oracle.run(float_model, s) for s in floats]
     ours = run_quant(quants)
-    outputs = [{"name": t.name, **metrics([r[k] for r in ref], [dequantize(o[k], t) for o in ours], t.elements > 1)}
+    classes = [(qgraph.producer(t) is not None and qgraph.producer(t).kind == "SOFTMAX") for t in qgraph.outputs]
+    outputs = [{"name": t.name, **metrics([r[k] for r in ref], [dequantize(o[k], t) for o in ours], classes[k])}
                for k, t in enumerate(qgraph.outputs)]
     return {"float_model": str(float_model), "samples": len(floats),
             "inputs": str(inputs_dir) if inputs_dir else f"random (seed {seed})",
@@ -36,7 +37,7 @@ def evaluate(float_model: str | Path, quant_model: str | Path, run_quant: RunQua
 
 def metrics(ref: list[np.ndarray], ours: list[np.ndarray], top1: bool = True) -> dict:
     """RMSE, MAE, L2 relative error and cosine similarity over all samples; top-1 agreement per sample
-    (for an output that classifies)."""
+    (for an output that classifies: a SOFTMAX's)."""
     f = np.concatenate([np.asarray(r, np.float64).reshape(-1) for r in ref])
     q = np.concatenate([np.asarray(o, np.float64).reshape(-1) for o in ours])
     diff = q - f

@@ -54,6 +54,33 @@ def core_flags(core: str) -> tuple[str, ...]:
     return CORES[core]
 
 
+FAST_BODY = "mf_fast.h"  # the kernels built on it take SMLAD on DSP cores and Helium on MVE cores
+DSP_CORES = {"cortex-m4", "cortex-m7", "cortex-m55"}
+MVE_CORES = {"cortex-m55"}
+
+
+def code_path(kernel: str, core: str) -> str:
+    """Which code a kernel runs on a core: plain C, the DSP extension's SIMD, or Helium (MVE)."""
+    if not _uses_fast(kernel):
+        return "plain C"
+    core = core[:-1] if core.endswith("f") else core
+    return "Helium" if core in MVE_CORES else "DSP" if core in DSP_CORES else "plain C"
+
+
+def _uses_fast(kernel: str) -> bool:
+    """Whether the kernel's source (or the body header it includes) is built on mf_fast.h."""
+    from .emit.c import runtime_dir
+
+    root = runtime_dir()
+    src = root / "src" / f"{kernel}.c"
+    if not src.is_file():
+        return False
+    text = src.read_text()
+    bodies = re.findall(r'#include "([^"]+_body\.h)"', text)
+    return FAST_BODY in text or any(FAST_BODY in (root / "include" / b).read_text()
+                                    for b in bodies if (root / "include" / b).is_file())
+
+
 def core_of(board) -> str:
     """The CORES entry of a board's CPU ('cortex-m4f' -> 'cortex-m4'); the default for the host."""
     cpu = board.cpu[:-1] if board.cpu.endswith("f") else board.cpu
