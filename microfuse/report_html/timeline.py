@@ -15,7 +15,7 @@ BOTTOM = 46
 # the drawn width (the page scales the chart down to its column, so it fits a 900 px window at
 # about 0.8 and is not stretched on a wide one)
 PLOT_W = 740
-LABEL_LINE = 13  # px between a level label's two lines
+LABEL_LINE = 16  # px between a level label's two lines (12 px text)
 CHAR_W = 6.6  # px per character of a buffer label (10.5 px font), for clipping and collisions
 
 
@@ -61,6 +61,10 @@ class Level:
     label_y: str
     value: int
     value_text: str = ""
+
+    @property
+    def value_y(self) -> str:
+        return num(float(self.label_y) + LABEL_LINE)
 
 
 @dataclass(frozen=True)
@@ -216,11 +220,11 @@ def _levels(arena: int, bound: int, ys: ByteAxis) -> tuple[Level, ...]:
     two lines apart (the upper one moved up, the lower one down)."""
     if arena == bound:
         y = ys.y(arena)
-        return (Level(num(y), "level-peak", "peak = arena = bound", num(y - 2), arena, f"{count(arena)} B"),)
+        return (Level(num(y), "level-peak", "arena = bound", num(y - 4), arena, f"{count(arena)} B"),)
     hi, lo = (arena, bound) if arena > bound else (bound, arena)
     y_hi, y_lo = ys.y(hi), ys.y(lo)
-    gap = 2 * LABEL_LINE + 4
-    label_hi, label_lo = y_hi - 2, y_lo - 2
+    gap = 2 * LABEL_LINE + 2
+    label_hi, label_lo = y_hi - 4, y_lo - 4
     if label_lo - label_hi < gap:
         middle = (label_hi + label_lo) / 2
         label_hi, label_lo = middle - gap / 2, middle + gap / 2
