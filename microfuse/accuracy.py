@@ -31,7 +31,7 @@ def evaluate(float_model: str | Path, quant_model: str | Path, run_quant: RunQua
     outputs = [{"name": t.name, **metrics([r[k] for r in ref], [dequantize(o[k], t) for o in ours], classes[k])}
                for k, t in enumerate(qgraph.outputs)]
     return {"float_model": str(float_model), "samples": len(floats),
-            "inputs": str(inputs_dir) if inputs_dir else f"random (seed {seed})",
+            "inputs": str(inputs_dir) if inputs_dir else f"random inputs, seed {seed}",
             "outputs": outputs, "layers": layers(float_model, quant_model, fgraph, qgraph, floats[0], quants[0])}
 
 
@@ -130,7 +130,7 @@ def _check_pair(fgraph: Graph, qgraph: Graph) -> None:
 
 def format_lines(acc: dict) -> list[str]:
     """What verify prints: one line per output, then the worst layers."""
-    lines = [f"accuracy against {acc['float_model']} on {acc['samples']} samples ({acc['inputs']}):"]
+    lines = [f"accuracy against {acc['float_model']} on {acc['samples']} samples, {acc['inputs']}:"]
     for o in acc["outputs"]:
         lines.append(f"  output {o['name']}: " + _figures(o))
     worst = sorted((la for la in acc["layers"] if la["l2_relative"] is not None),
@@ -149,7 +149,7 @@ def _figures(m: dict) -> str:
     return text + ("" if m.get("top1_agreement") is None else f", top-1 {m['top1_agreement']:.0%}")
 
 
-def on_host(model, float_model, options, inputs_dir=None, samples: int = 10) -> dict:
+def on_host(model, float_model, options, inputs_dir=None, samples: int = 10, seed: int = 0) -> dict:
     """evaluate() with microfuse's outputs from a host build of the model (gcc)."""
     import tempfile
     from dataclasses import replace
@@ -162,4 +162,4 @@ def on_host(model, float_model, options, inputs_dir=None, samples: int = 10) -> 
         lib = Path(tmp) / "lib"
         compiled = build(model, lib, replace(options, board=None, core=None))
         with open_runner(load_board("host"), lib, compiled.name, compiled.graph, Path(tmp)) as runner:
-            return evaluate(float_model, model, runner.run, samples, inputs_dir=inputs_dir)
+            return evaluate(float_model, model, runner.run, samples, seed, inputs_dir)

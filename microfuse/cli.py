@@ -154,7 +154,8 @@ def _report_sections(args: argparse.Namespace, options) -> dict:
     if args.float_model:
         from .accuracy import on_host
 
-        sections["accuracy"] = on_host(args.model, args.float_model, options, args.inputs)
+        sections["accuracy"] = on_host(args.model, args.float_model, options, args.inputs,
+                                       seed=getattr(args, "seed", 0))
     elif args.inputs:
         raise MicrofuseError("--inputs needs --float-model (the float original to compare with)")
     return sections

@@ -73,9 +73,13 @@ def constants_section(compiled) -> dict:
 
 def footprint_section(compiled, lib, board_core: bool) -> list[dict]:
     """Flash and RAM totals per core: the asked core, and the board's when firmware was built."""
+    import shutil
+
     from . import footprint
     from .boards import load_board
 
+    if shutil.which("arm-none-eabi-gcc") is None:
+        return []  # no toolchain to measure with: the build still works, without totals
     targets = [(compiled.options.core, footprint.core_flags(compiled.options.core))]
     if board_core:
         board = load_board(compiled.options.board)
@@ -198,6 +202,8 @@ def summary(compiled, out) -> str:
             + f", arena {compiled.plan.arena_bytes:,} B (whole-tensor lower bound {compiled.plan.lower_bound_bytes:,} B)")
     for total in (report.get("footprint") or [])[:1]:
         line += f", flash {total['flash_bytes']:,} B + RAM {total['ram_bytes']:,} B on {total['core']}"
+    if report.get("footprint") == []:
+        line += " (no flash/RAM totals: arm-none-eabi-gcc not found)"
     latency = report.get("latency")
     if latency and latency.get("ms") is not None:
         line += f", {latency['ms']:,.1f} ms at {latency['clock_hz'] / 1e6:g} MHz ({latency['basis']})"

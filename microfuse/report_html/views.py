@@ -206,7 +206,7 @@ def _accuracy_tile(report: dict) -> Stat | None:
     rel = "-" if o.get("l2_relative") is None else f"{o['l2_relative']:.2%}"
     cos = "-" if o.get("cosine") is None else f"{o['cosine']:.4f}"
     return Stat("accuracy vs float", f"cosine {cos}", f"output {o['name']}: L2 relative error {rel}, RMSE "
-                f"{o['rmse']:.3g}{top1} on {acc['samples']} samples ({acc['inputs']})")
+                f"{o['rmse']:.3g}{top1} on {acc['samples']} samples, {acc['inputs']}")
 
 
 def io_rows(report: dict) -> list[TensorRow]:
