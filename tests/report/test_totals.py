@@ -132,3 +132,13 @@ def test_bad_clock_exits_2(capsys):
     with pytest.raises(SystemExit) as e:
         cli.main(["build", "m.tflite", "--clock", "fast"])
     assert e.value.code == 2 and "not a clock" in capsys.readouterr().err
+
+
+def test_without_the_arm_toolchain_the_build_works_without_totals(tmp_path, capsys, monkeypatch):
+    import shutil as sh
+
+    real = sh.which
+    monkeypatch.setattr(sh, "which", lambda tool, *a, **k: None if tool.startswith("arm-none-eabi") else real(tool))
+    rep, line = build([str(model("mlperf_ad_autoencoder_int8")), "-o", str(tmp_path / "o")], capsys)
+    assert rep["footprint"] == [] and "no flash/RAM totals: arm-none-eabi-gcc not found" in line
+    assert "total flash" not in (tmp_path / "o" / "report.html").read_text()
