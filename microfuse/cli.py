@@ -95,13 +95,17 @@ def _build_arguments(p: argparse.ArgumentParser) -> None:
                    "(cortex-m0plus, cortex-m3, cortex-m4, cortex-m7, cortex-m55; default: cortex-m4)")
     p.add_argument("--bench", metavar="BOARD", help="also run `microfuse bench` on BOARD and put the "
                    "per-call counts and latency into the report")
-    _report_arguments(p)
+    _clock_argument(p)
+    _accuracy_arguments(p)
 
 
-def _report_arguments(p: argparse.ArgumentParser) -> None:
-    """Options that add sections to report.json/html (build, and verify for accuracy)."""
+def _clock_argument(p: argparse.ArgumentParser) -> None:
     p.add_argument("--clock", type=_hz, metavar="HZ", help="CPU clock for latency in ms, e.g. 80e6 or "
                    "80MHz (default: the board's clock_hz)")
+
+
+def _accuracy_arguments(p: argparse.ArgumentParser) -> None:
+    """--float-model and --inputs (build and verify)."""
     p.add_argument("--float-model", metavar="FLOAT.tflite", help="the float original: report the "
                    "quantized model's error against it (per output and per layer)")
     p.add_argument("--inputs", metavar="DIR", help="with --float-model: float samples, one .npy (or .npz) "
@@ -142,13 +146,15 @@ def _build(args: argparse.Namespace) -> int:
 
 def _report_sections(args: argparse.Namespace, options) -> dict:
     """Sections measured before the build writes its report: a bench, the accuracy."""
+    from dataclasses import replace
+
     sections = {}
     if getattr(args, "bench", None):
         from .boards import load_board
         from .report import latency_section
         from .session import bench
 
-        result = bench(args.model, args.bench, options)
+        result = bench(args.model, args.bench, replace(options, core=None))  # its build needs no totals
         sections["bench"] = {k: v for k, v in result.items() if k != "text"}
         sections["latency"] = latency_section(result, load_board(args.bench), args.clock)
     if args.float_model:
@@ -174,10 +180,7 @@ def _verify_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--samples", type=int, default=50, help="random samples besides all-min and all-max")
     p.add_argument("--seed", type=int, default=0, help="seed of the random samples")
     p.add_argument("--sanitize", action="store_true", help="host: build with ASan and UBSan")
-    p.add_argument("--float-model", metavar="FLOAT.tflite", help="also report the error against the "
-                   "float original (per output and per layer)")
-    p.add_argument("--inputs", metavar="DIR", help="with --float-model: float samples, one .npy (or .npz) "
-                   "per sample (default: random)")
+    _accuracy_arguments(p)
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -219,8 +222,7 @@ def _bench_arguments(p: argparse.ArgumentParser) -> None:
     _board_arguments(p)
     p.add_argument("--json", action="store_true", help="print JSON for scripts")
     p.add_argument("-o", "--output", help="also write the library here, its report with the bench")
-    p.add_argument("--clock", type=_hz, metavar="HZ", help="CPU clock for latency in ms (default: the "
-                   "board's clock_hz)")
+    _clock_argument(p)
 
 
 def _bench(args: argparse.Namespace) -> int:
@@ -234,9 +236,8 @@ def _bench(args: argparse.Namespace) -> int:
     if args.output:
         from .boards import load_board
         from .build import build
-        from .report import latency_section
-
         from .footprint import core_of
+        from .report import latency_section
 
         options = replace(_options(args), core=core_of(load_board(args.board)))
         sections = {"bench": {k: v for k, v in result.items() if k != "text"},
@@ -304,12 +305,16 @@ COMMANDS: list[Command] = [
                 ("microfuse build model.tflite --arena-limit 65536", "fail if the arena needs more"),
                 ("microfuse build model.tflite --no-fuse", "one kernel call per TFLite op"),
                 ("microfuse build model.tflite --explain", "print each fusion decision and why"),
+                ("microfuse build model.tflite --bench qemu-mps2-an386", "report per-call instructions and ms"),
+                ("microfuse build model.tflite --float-model float.tflite", "report the error vs the float model"),
+                ("microfuse build model.tflite --core cortex-m0plus", "flash and RAM totals for that core"),
             )),
     Command("verify", "build, run and compare with TFLite Micro byte for byte",
             _verify_arguments, _verify, (
                 ("microfuse verify model.tflite", "on the host, 50 random + 2 extreme samples"),
                 ("microfuse verify model.tflite --board qemu-mps2-an386 --samples 10", "on a Cortex-M4F in QEMU"),
                 ("microfuse verify model.tflite --sanitize", "host build with ASan and UBSan"),
+                ("microfuse verify model.tflite --float-model float.tflite", "also the error vs the float model"),
                 ("microfuse verify model.tflite --board nucleo-l4r5zi --port /dev/ttyACM0", "on a flashed board"),
             )),
     Command("run", "build, run one input on a board and print or save the outputs", _run_arguments, _run, (
@@ -322,6 +327,7 @@ COMMANDS: list[Command] = [
                 ("microfuse bench model.tflite --board qemu-mps2-an386", "per-call instruction table"),
                 ("microfuse bench model.tflite --board qemu-mps2-an386 --json", "the same as JSON"),
                 ("microfuse bench model.tflite --board qemu-mps2-an386 --no-fuse", "what fusion saves"),
+                ("microfuse bench model.tflite --board qemu-mps2-an386 -o out/m", "and a report.html with it"),
             )),
     Command("flash", "build firmware for a real board and flash it with the board's tool",
             _flash_arguments, _flash, (

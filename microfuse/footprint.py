@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import subprocess
 import tempfile
@@ -100,18 +101,30 @@ def measure(lib: Path, name: str, flags: tuple[str, ...]) -> dict:
     flags = (*flags, f"-D{name.upper()}_NO_STATIC_ARENA")  # the arena is the plan's figure, not .bss
     key = _key(lib, flags)
     cached = CACHE / f"{key}.json"
-    if cached.is_file():
+    try:
         return json.loads(cached.read_text())
+    except (OSError, ValueError):
+        pass  # not measured yet (or an unreadable entry): measure
     with tempfile.TemporaryDirectory(prefix="mf-size-") as tmp:
         objects = compile_objects(sources, lib, flags, Path(tmp))
         result = {**section_totals(objects), "stack_bound": stack_bound(Path(tmp), f"{name}_invoke")}
-    CACHE.mkdir(parents=True, exist_ok=True)
-    cached.write_text(json.dumps(result))
+    try:  # write then rename: parallel builds never read half an entry
+        CACHE.mkdir(parents=True, exist_ok=True)
+        part = cached.with_suffix(f".{os.getpid()}.part")
+        part.write_text(json.dumps(result))
+        os.replace(part, cached)
+    except OSError:
+        pass  # a cache that cannot be written only costs time
     return result
 
 
 def _key(lib: Path, flags) -> str:
-    h = hashlib.sha256(json.dumps(list(flags)).encode())
+    """The sources, the flags and the compiler (its path and time stamp) name a measurement."""
+    import shutil
+
+    gcc = shutil.which("arm-none-eabi-gcc") or ""
+    stamp = os.stat(gcc).st_mtime_ns if gcc else 0
+    h = hashlib.sha256(json.dumps([*flags, gcc, stamp]).encode())
     for f in sorted(Path(lib).iterdir()):
         if f.suffix in (".c", ".h"):
             h.update(f.name.encode() + b"\0" + f.read_bytes())
