@@ -95,7 +95,8 @@ def board_flags(board) -> tuple[str, ...]:
 
 def measure(lib: Path, name: str, flags: tuple[str, ...]) -> dict:
     """Compile every .c of `lib` with `flags` and sum the objects' sections (cached by content)."""
-    sources = sorted(Path(lib).glob("*.c"))
+    lib = Path(lib).resolve()  # the compiler runs in a temporary folder
+    sources = sorted(lib.glob("*.c"))
     if not sources:
         raise TargetError(f"no C sources in {lib}")
     flags = (*flags, f"-D{name.upper()}_NO_STATIC_ARENA")  # the arena is the plan's figure, not .bss

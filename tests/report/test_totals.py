@@ -142,3 +142,10 @@ def test_without_the_arm_toolchain_the_build_works_without_totals(tmp_path, caps
     rep, line = build([str(model("mlperf_ad_autoencoder_int8")), "-o", str(tmp_path / "o")], capsys)
     assert rep["footprint"] == [] and "no flash/RAM totals: arm-none-eabi-gcc not found" in line
     assert "total flash" not in (tmp_path / "o" / "report.html").read_text()
+
+
+@NEEDS_ARM
+def test_a_relative_output_folder(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    rep, _ = build([str(model("mlperf_ad_autoencoder_int8")), "-o", "out/ad"], capsys)
+    assert rep["footprint"][0]["code_bytes"] > 1000
