@@ -3,7 +3,7 @@
 Python API (docs/api.md): microfuse.compile(model, **options) and microfuse.build(model, out, **options);
 every error a user can cause is a microfuse.MicrofuseError."""
 
-__version__ = "0.1.0"
+from .version import __version__
 
 import types as _types
 

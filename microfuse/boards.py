@@ -62,6 +62,7 @@ class Board:
     boot2_bytes: int
     notes: str
     dir: Path
+    clock_hz: int | None = None  # the CPU clock latency estimates assume
 
     @property
     def is_host(self) -> bool:
@@ -86,7 +87,7 @@ _TOP = {
     "cflags": (list, True), "ldflags": (list, False), "flash_bytes": (int, True),
     "sram_bytes": (int, True), "stack_bytes": (int, True), "linker_script": (str, True),
     "startup": (str, True), "uart": (str, True), "sources": (list, False),
-    "boot2_bytes": (int, False), "notes": (str, False),
+    "boot2_bytes": (int, False), "notes": (str, False), "clock_hz": (int, False),
     "timer": (dict, True), "qemu": (dict, False), "flash": (list, False), "serial": (dict, True),
 }
 _HOST_REQUIRED = ("description", "cpu", "compiler", "cflags")
@@ -165,7 +166,7 @@ def _parse(name: str, raw: dict, path: Path) -> Board:
         timer=_timer(folder, raw.get("timer"), bad), qemu=_qemu(raw.get("qemu"), bad),
         flashers=tuple(_flasher(f, bad) for f in raw.get("flash", ())),
         baud=_baud(raw.get("serial"), bad), boot2_bytes=raw.get("boot2_bytes", 0),
-        notes=raw.get("notes", ""), dir=folder,
+        notes=raw.get("notes", ""), dir=folder, clock_hz=_positive(raw, "clock_hz", bad),
     )
 
 

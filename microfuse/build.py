@@ -27,6 +27,7 @@ class Options:
     optimize: str = "balanced"
     board: str | None = None  # a firmware board: the arena must fit its SRAM; build its firmware too
     command: str = "microfuse build"  # recorded in the generated files' header
+    core: str | None = None  # measure flash and RAM totals for this core (report.json "footprint")
 
 
 @dataclass(eq=False)
@@ -157,10 +158,11 @@ def _check_io(graph: Graph) -> None:
 
 
 def build(model: str | Path | bytes | Graph, out_dir: str | Path, options: Options = Options(),
-          sections: Callable[[Compiled, Path], dict] | None = None) -> Compiled:
+          sections: Callable[[Compiled, Path], dict] | None = None, report: dict | None = None) -> Compiled:
     """Compile and write the library into out_dir atomically: all files or none (output.py).
     `sections` (compiled, staging folder) -> more report sections, run before the folder is
-    moved in place: microfuse.targets.firmware.build_with_firmware builds a board's firmware there."""
+    moved in place (microfuse.targets.firmware.build_with_firmware: a board's firmware, flash and
+    RAM totals); `report` adds ready sections to report.json (e.g. a bench result)."""
     from .emit import c as emit_c
 
     model_path = model if isinstance(model, (str, Path)) else None
@@ -169,6 +171,7 @@ def build(model: str | Path | bytes | Graph, out_dir: str | Path, options: Optio
 
     def fill(staging: Path) -> None:
         emit_c.emit(compiled, staging)
-        emit_c.write_report(compiled, staging, **(sections(compiled, staging) if sections else {}))
+        extra = sections(compiled, staging) if sections else {}
+        emit_c.write_report(compiled, staging, **extra, **(report or {}))
     output.write(out, fill)
     return compiled

@@ -8,7 +8,7 @@ from pathlib import Path
 from dataclasses import dataclass
 from typing import Callable
 
-from . import __version__
+from .version import __version__
 from .errors import MicrofuseError
 
 EXIT_ERROR = 2  # any MicrofuseError: bad model, unsupported op, plan, board or target failure
@@ -106,19 +106,50 @@ def _build_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", help="output folder (default: out/NAME)")
     p.add_argument("--board", help="also build firmware for this board; the arena must fit its SRAM")
     p.add_argument("--explain", action="store_true", help="print every fusion decision and its reason")
+    p.add_argument("--core", default="cortex-m4", help="measure flash and RAM totals for this core "
+                   "(cortex-m0plus, cortex-m3, cortex-m4, cortex-m7, cortex-m55; default: cortex-m4)")
+    p.add_argument("--bench", metavar="BOARD", help="also run `microfuse bench` on BOARD and put the "
+                   "per-call counts and latency into the report")
+    _clock_argument(p)
+    _accuracy_arguments(p)
+
+
+def _clock_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--clock", type=_hz, metavar="HZ", help="CPU clock for latency in ms, e.g. 80e6 or "
+                   "80MHz (default: the board's clock_hz)")
+
+
+def _accuracy_arguments(p: argparse.ArgumentParser) -> None:
+    """--float-model and --inputs (build and verify)."""
+    p.add_argument("--float-model", metavar="FLOAT.tflite", help="the float original: report the "
+                   "quantized model's error against it (per output and per layer)")
+    p.add_argument("--inputs", metavar="DIR", help="with --float-model: float samples, one .npy (or .npz) "
+                   "per sample (default: random)")
+
+
+def _hz(text: str) -> int:
+    scale = {"mhz": 1e6, "khz": 1e3, "hz": 1.0}
+    low = text.strip().lower()
+    unit = next((u for u in scale if low.endswith(u)), "hz")
+    try:
+        value = float(low[: len(low) - len(unit)] if low.endswith(unit) else low) * scale[unit]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a clock (e.g. 80e6 or 80MHz)") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"'{text}': the clock must be positive")
+    return int(value)
 
 
 def _build(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
+    from .report import summary
     from .targets.firmware import build_with_firmware as build
 
-    options = replace(_options(args), board=args.board)
+    options = replace(_options(args), board=args.board, core=args.core)
     out = args.output or f"out/{options.name}"
-    c = build(args.model, out, options)
-    print(f"built {c.name}: {len(c.source.ops)} ops -> {len(c.calls)} kernel calls, "
-          f"arena {c.plan.arena_bytes:,} B (whole-tensor lower bound {c.plan.lower_bound_bytes:,} B), "
-          f"{sum(call.macs for call in c.calls):,} MACs -> {out}/")
+    c = build(args.model, out, options, report=_report_sections(args, options))
+    print(summary(c, out))
     if args.explain:
         from .passes.explain import format_decisions
 
@@ -126,6 +157,29 @@ def _build(args: argparse.Namespace) -> int:
     if args.board and (Path(out) / "firmware").exists():
         print(f"firmware: {out}/firmware/{c.name}.elf")
     return 0
+
+
+def _report_sections(args: argparse.Namespace, options) -> dict:
+    """Sections measured before the build writes its report: a bench, the accuracy."""
+    from dataclasses import replace
+
+    sections = {}
+    if getattr(args, "bench", None):
+        from .boards import load_board
+        from .report import latency_section
+        from .session import bench
+
+        result = bench(args.model, args.bench, replace(options, core=None))  # its build needs no totals
+        sections["bench"] = {k: v for k, v in result.items() if k != "text"}
+        sections["latency"] = latency_section(result, load_board(args.bench), args.clock)
+    if args.float_model:
+        from .accuracy import on_host
+
+        sections["accuracy"] = on_host(args.model, args.float_model, options, args.inputs,
+                                       seed=getattr(args, "seed", 0))
+    elif args.inputs:
+        raise MicrofuseError("--inputs needs --float-model (the float original to compare with)")
+    return sections
 
 
 # -- verify, run, bench ------------------------------------------------------------------------
@@ -142,6 +196,7 @@ def _verify_arguments(p: argparse.ArgumentParser) -> None:
                    help="random samples besides all-min and all-max")
     p.add_argument("--seed", type=_int_in(0, 2**32 - 1), default=0, help="seed of the random samples")
     p.add_argument("--sanitize", action="store_true", help="host: build with ASan and UBSan")
+    _accuracy_arguments(p)
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -151,6 +206,10 @@ def _verify(args: argparse.Namespace) -> int:
                                        args.sanitize, args.port)
     float_model = any(t.dtype.np.kind == "f" for t in compiled.graph.outputs)
     print(verdict.line(float_model) + (f" on {args.board}" if args.board != "host" else ""))
+    if args.float_model or args.inputs:
+        from .accuracy import format_lines
+
+        print("\n".join(format_lines(_report_sections(args, _options(args))["accuracy"])))
     return 0 if verdict.ok else 1
 
 
@@ -181,15 +240,29 @@ def _run(args: argparse.Namespace) -> int:
 def _bench_arguments(p: argparse.ArgumentParser) -> None:
     _board_arguments(p)
     p.add_argument("--json", action="store_true", help="print JSON for scripts")
+    p.add_argument("-o", "--output", help="also write the library here, its report with the bench")
+    _clock_argument(p)
 
 
 def _bench(args: argparse.Namespace) -> int:
     import json
+    from dataclasses import replace
 
     from .session import bench
 
     result = bench(args.model, args.board, _options(args), args.port)
     print(json.dumps(result, indent=1) if args.json else result["text"])
+    if args.output:
+        from .boards import load_board
+        from .build import build
+        from .targets.footprint import core_of
+        from .report import latency_section
+
+        options = replace(_options(args), core=core_of(load_board(args.board)))
+        sections = {"bench": {k: v for k, v in result.items() if k != "text"},
+                    "latency": latency_section(result, load_board(args.board), args.clock)}
+        build(args.model, args.output, options, report=sections)
+        print(f"report: {args.output}/report.html")
     return 0
 
 
@@ -251,12 +324,16 @@ COMMANDS: list[Command] = [
                 ("microfuse build model.tflite --arena-limit 65536", "fail if the arena needs more"),
                 ("microfuse build model.tflite --no-fuse", "one kernel call per TFLite op"),
                 ("microfuse build model.tflite --explain", "print each fusion decision and why"),
+                ("microfuse build model.tflite --bench qemu-mps2-an386", "report per-call instructions and ms"),
+                ("microfuse build model.tflite --float-model float.tflite", "report the error vs the float model"),
+                ("microfuse build model.tflite --core cortex-m0plus", "flash and RAM totals for that core"),
             )),
     Command("verify", "build, run and compare with TFLite Micro byte for byte",
             _verify_arguments, _verify, (
                 ("microfuse verify model.tflite", "on the host, 50 random + 2 extreme samples"),
                 ("microfuse verify model.tflite --board qemu-mps2-an386 --samples 10", "on a Cortex-M4F in QEMU"),
                 ("microfuse verify model.tflite --sanitize", "host build with ASan and UBSan"),
+                ("microfuse verify model.tflite --float-model float.tflite", "also the error vs the float model"),
                 ("microfuse verify model.tflite --board nucleo-l4r5zi --port /dev/ttyACM0", "on a flashed board"),
             )),
     Command("run", "build, run one input on a board and print or save the outputs", _run_arguments, _run, (
@@ -269,6 +346,7 @@ COMMANDS: list[Command] = [
                 ("microfuse bench model.tflite --board qemu-mps2-an386", "per-call instruction table"),
                 ("microfuse bench model.tflite --board qemu-mps2-an386 --json", "the same as JSON"),
                 ("microfuse bench model.tflite --board qemu-mps2-an386 --no-fuse", "what fusion saves"),
+                ("microfuse bench model.tflite --board qemu-mps2-an386 -o out/m", "and a report.html with it"),
             )),
     Command("flash", "build firmware for a real board and flash it with the board's tool",
             _flash_arguments, _flash, (

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from .lower import ConstArray
+from .resources import RUNTIME_DIR
 
 
 def _tensor(t, offsets) -> dict:
@@ -53,6 +56,49 @@ def timeline_section(plan) -> tuple[list[dict], list[dict]]:
     return timeline, steps
 
 
+# ConstArray name -> the kind of constant it is (the weights figure's breakdown)
+CONST_KINDS = {"weights": "weights", "constant": "weights", "bias": "bias",
+               "mult": "requantization", "shift": "requantization", "quant": "requantization",
+               "addq": "requantization", "zrow": "fast-kernel tables",
+               "lut": "lookup tables", "exp_lut": "lookup tables", "pre": "lookup tables", "post": "lookup tables"}
+
+
+def constants(calls) -> dict[str, int]:
+    """Bytes of the emitted constants by kind, over every call (weights, bias, requantization...)."""
+    kinds: dict[str, int] = {}
+    for call in calls:
+        for v in call.params.values():
+            if isinstance(v, ConstArray):
+                kind = CONST_KINDS.get(v.name, "other")
+                kinds[kind] = kinds.get(kind, 0) + np.asarray(v.data).nbytes
+    return kinds
+
+
+FAST_BODY = "mf_fast.h"  # the kernels built on it take SMLAD on DSP cores and Helium on MVE cores
+DSP_CORES = {"cortex-m4", "cortex-m7", "cortex-m55"}
+MVE_CORES = {"cortex-m55"}
+
+
+def code_path(kernel: str, core: str) -> str:
+    """Which code a kernel runs on a core: plain C, the DSP extension's SIMD, or Helium (MVE)."""
+    if not _uses_fast(kernel):
+        return "plain C"
+    core = core[:-1] if core.endswith("f") else core
+    return "Helium" if core in MVE_CORES else "DSP" if core in DSP_CORES else "plain C"
+
+
+def _uses_fast(kernel: str) -> bool:
+    """Whether the kernel's source (or the body header it includes) is built on mf_fast.h."""
+    root = RUNTIME_DIR
+    src = root / "src" / f"{kernel}.c"
+    if not src.is_file():
+        return False
+    text = src.read_text()
+    bodies = re.findall(r'#include "([^"]+_body\.h)"', text)
+    return FAST_BODY in text or any(FAST_BODY in (root / "include" / b).read_text()
+                                    for b in bodies if (root / "include" / b).is_file())
+
+
 def plan_section(plan) -> dict:
     s = plan.savings
     return {"arena_bytes": plan.arena_bytes, "lower_bound_bytes": plan.lower_bound_bytes,
@@ -61,7 +107,26 @@ def plan_section(plan) -> dict:
                         "search": s.search}}
 
 
+def constants_section(compiled) -> dict:
+    """One weights figure and what it is made of: the file's constants become packed weights,
+    per-channel requantization (bias, multiplier, shift), fast-kernel tables and lookup tables."""
+    kinds = constants(compiled.calls)
+    return {"bytes": sum(kinds.values()), "by_kind": kinds,
+            "model_file_bytes": sum(t.nbytes for t in compiled.source.tensors() if t.is_const)}
+
+
+def tflm_section(compiled) -> dict | None:
+    """What TFLM's own planner would give the same file (its GreedyMemoryPlanner, reproduced)."""
+    from . import tflm_plan
+
+    if any(t.index < 0 for t in compiled.source.tensors()):
+        return None  # not a graph as read from a file
+    return {"head_bytes": tflm_plan.plan(compiled.source).head_bytes}
+
+
 def build_report(compiled, banner: str) -> dict:
+    from . import ops as opdefs
+
     plan, offsets = compiled.plan, compiled.plan.offsets
     timeline, steps = timeline_section(plan)
     calls = [{
@@ -83,9 +148,13 @@ def build_report(compiled, banner: str) -> dict:
         "command": compiled.options.command,
         "source_ops": len(compiled.source.ops),
         "kernel_calls": len(compiled.calls),
+        "aliases": sum(1 for op in compiled.graph.ops if opdefs.REGISTRY[op.kind].alias),
         "arena_bytes": plan.arena_bytes,
         "lower_bound_bytes": plan.lower_bound_bytes,
         "weights_bytes": sum(call["const_bytes"] for call in calls),
+        "constants": constants_section(compiled),
+        "tflm_plan": tflm_section(compiled),
+        "footprint": None,
         "macs": sum(c.macs for c in compiled.calls),
         "inputs": [_tensor(t, offsets) for t in compiled.graph.inputs],
         "outputs": [_tensor(t, offsets) for t in compiled.graph.outputs],
@@ -100,3 +169,60 @@ def build_report(compiled, banner: str) -> dict:
         "calls": calls,
         "notes": list(compiled.notes),
     }
+
+
+def latency_section(bench: dict, board, clock_hz: int | None) -> dict:
+    """A bench result as latency: per-call counts with their share, and ms at a clock. Cycles
+    (the QEMU cycle model's estimate, or a real board's count) when the bench has them, else
+    instructions, labelled as such (ms then assume one instruction per cycle)."""
+    per_op = bench.get("per_op") or []
+    basis = "cycles" if bench.get("cycles") is not None else "instructions"
+    clock = clock_hz or board.clock_hz
+
+    def ms(n):
+        return None if not clock or n is None else 1e3 * n / clock
+
+    counts = {unit: _less_timer_reads([p.get(unit) for p in per_op], bench.get(unit))
+              for unit in ("instructions", "cycles")}
+    total = bench[basis]
+    return {
+        "board": board.name, "clock_hz": clock, "clock_from": "--clock" if clock_hz else "board.toml",
+        "basis": basis, "estimated": basis == "cycles" and board.is_qemu,
+        "instructions": bench.get("instructions"), "cycles": bench.get("cycles"), "ms": ms(total),
+        "repeatable": bench.get("repeatable"),
+        "timer_reads": sum(p.get(basis) or 0 for p in per_op) - total if per_op else 0,
+        "per_call": [{"call": p.get("call", k), "instructions": counts["instructions"][k],
+                      "cycles": counts["cycles"][k], "measured": p.get(basis),
+                      "share": counts[basis][k] / total if total else 0.0, "ms": ms(counts[basis][k])}
+                     for k, p in enumerate(per_op)],
+    }
+
+
+def _less_timer_reads(measured: list, total: int | None) -> list:
+    """Per-call counts come from a second build that reads the timer after each call: their sum
+    exceeds the untimed total by those reads (a fixed few instructions each, and a tick of
+    rounding). Taking the difference off evenly, one call at a time, makes them add up to it."""
+    if total is None or not measured or any(m is None for m in measured):
+        return [None] * len(measured)
+    extra, n = sum(measured) - total, len(measured)
+    return [m - extra // n - (1 if k < extra % n else 0) for k, m in enumerate(measured)]
+
+
+def summary(compiled, out) -> str:
+    """The build's one line: ops to calls, arena, flash and RAM totals, latency when benched."""
+    import json
+    from pathlib import Path
+
+    report = json.loads((Path(out) / "report.json").read_text())
+    aliases = report.get("aliases") or 0
+    line = (f"built {compiled.name}: {len(compiled.source.ops)} ops -> {len(compiled.calls)} kernel calls"
+            + (f" + {aliases} alias{'es' if aliases != 1 else ''}" if aliases else "")
+            + f", arena {compiled.plan.arena_bytes:,} B (whole-tensor lower bound {compiled.plan.lower_bound_bytes:,} B)")
+    for total in (report.get("footprint") or [])[:1]:
+        line += f", flash {total['flash_bytes']:,} B + RAM {total['ram_bytes']:,} B on {total['core']}"
+    if report.get("footprint") == []:
+        line += " (no flash/RAM totals: arm-none-eabi-gcc not found)"
+    latency = report.get("latency")
+    if latency and latency.get("ms") is not None:
+        line += f", {latency['ms']:,.1f} ms at {latency['clock_hz'] / 1e6:g} MHz ({latency['basis']})"
+    return line + f", {report.get('macs', 0):,} MACs -> {out}/"

@@ -11,7 +11,7 @@ from pathlib import Path
 import jinja2
 import numpy as np
 
-from .. import __version__
+from ..version import __version__
 from ..ir import DType, Tensor
 from ..lower import Call, ConstArray
 from ..report import build_report

@@ -34,6 +34,10 @@ def render(report: dict) -> str:
         calls=views.call_rows(report),
         share_basis=views.share_basis(report),
         decisions=views.decisions(report),
+        footprint=report.get("footprint") or [],
+        accuracy=views.accuracy(report),
+        latency_note=views.latency_note(report),
+        intensity=views.model_intensity(report),
         notes=[str(n) for n in report.get("notes") or []],
     )
 

@@ -26,8 +26,8 @@ class StepAxis:
     col: float
 
     @classmethod
-    def fit(cls, x0: float, steps: int) -> StepAxis:
-        col = min(MAX_COL, max(MIN_COL, PLOT_W / max(steps, 1)))
+    def fit(cls, x0: float, steps: int, width: float = PLOT_W) -> StepAxis:
+        col = min(MAX_COL, max(MIN_COL, width / max(steps, 1)))
         return cls(x0, max(steps, 1), col)
 
     @property

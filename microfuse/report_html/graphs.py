@@ -42,13 +42,13 @@ def source_graph(report: dict) -> GraphLayout:
     origin = {t.get("name"): k for k, t in enumerate(inputs)}
     for op in ops:
         act = op.get("activation") or "NONE"
-        title = f"#{op.get('index')} {op.get('kind')}" + ("" if act == "NONE" else f" + {act}")
+        title = f"op {op.get('index')} {op.get('kind')}" + ("" if act == "NONE" else f" + {act}")
         outs = op.get("outputs") or []
         line = " ".join(shape((tensors.get(n) or {}).get("shape")) for n in outs[:2]) + f" · {si(op.get('macs'))} MACs"
         call = call_of.get(op.get("index"))
         tip = (f"op {op.get('index')} {op.get('kind')} '{op.get('name', '')}'\nactivation: {act}\n"
                f"in: {_tensor_line(op.get('inputs') or [], tensors)}\nout: {_tensor_line(outs, tensors)}\n"
-               f"MACs: {count(op.get('macs'))}\n" + (f"runs in kernel call #{call}" if call is not None
+               f"MACs: {count(op.get('macs'))}\n" + (f"runs in kernel call {call}" if call is not None
                                                     else "no kernel call (alias or folded)"))
         badge = f"call {call}" if call is not None else "alias"
         nodes.append(Node((title, line), tip, f"fam-{family(op.get('kind', ''))}", badge))
@@ -89,7 +89,7 @@ def fused_graph(report: dict) -> GraphLayout:
         srcs = c.get("source_ops") or []
         outs = c.get("outputs") or []
         line = " ".join(shape(t.get("shape")) for t in outs[:2]) + f" · {si(c.get('macs'))} MACs"
-        tip = (f"call #{c.get('index')} {c.get('kernel', '')} ({c.get('kind', '')})\n"
+        tip = (f"call {c.get('index')} {c.get('kernel', '')} ({c.get('kind', '')})\n"
                f"fuses ops: {_op_list(srcs, kinds)}\n"
                f"in: {_io_line(c.get('inputs') or [])}\nout: {_io_line(outs)}\n"
                f"MACs: {count(c.get('macs'))}, weights {count(c.get('const_bytes'))} B, "
@@ -98,7 +98,7 @@ def fused_graph(report: dict) -> GraphLayout:
             tip += f"\nnote: {note}"
         badge = ("ops " if len(srcs) > 1 else "op ") + ",".join(map(str, srcs))
         css = f"fam-{family(c.get('kind', ''))}" + (" fused" if len(srcs) > 1 else "")
-        nodes.append(Node((f"#{c.get('index')} {c.get('kind', '')}", line), tip, css, badge))
+        nodes.append(Node((f"call {c.get('index')} {c.get('kind', '')}", line), tip, css, badge))
     origin = _call_origins(report, len(inputs))
     edges = _connect([[t.get("name") for t in c.get("inputs") or []] for c in calls], origin, len(inputs), tensors)
     edges += _outputs(outputs, origin, len(nodes), tensors)
@@ -132,7 +132,7 @@ def inspect_graph(data: dict) -> GraphLayout:
     for op in ops:
         act = op.get("activation") or "NONE"
         outs = op.get("outputs") or []
-        title = f"#{op.get('index')} {op.get('op')}" + ("" if act == "NONE" else f" + {act}")
+        title = f"op {op.get('index')} {op.get('op')}" + ("" if act == "NONE" else f" + {act}")
         line = " ".join(shape(t.get("shape")) for t in outs[:2]) + f" · {si(op.get('macs'))} MACs"
         tip = (f"op {op.get('index')} {op.get('op')}\nactivation: {act}\n"
                f"in: {_inspect_line(op.get('inputs') or [])}\nout: {_inspect_line(outs)}\n"

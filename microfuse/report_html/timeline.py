@@ -8,9 +8,15 @@ from .axes import ByteAxis, StepAxis, Tick
 from .fmt import clip, count, num, shape, short_name
 
 LEFT = 78  # room for the byte labels
+RIGHT = 150  # room for the level labels, right of the plot where no buffer is drawn
 TOP = 24
 PLOT_H = 420
 BOTTOM = 46
+# the drawn width (the page scales the chart down to its column, so it fits a 900 px window at
+# about 0.8 and is not stretched on a wide one)
+PLOT_W = 740
+LABEL_LINE = 16  # px between a level label's two lines (12 px text)
+CHAR_W = 6.6  # px per character of a buffer label (10.5 px font), for clipping and collisions
 
 
 @dataclass(frozen=True)
@@ -46,13 +52,19 @@ class Column:
 
 @dataclass(frozen=True)
 class Level:
-    """A horizontal marker line across the plot (the peak, the lower bound)."""
+    """A horizontal marker line across the plot (the peak, the whole-tensor bound), labelled in
+    the right margin: a name and a value, one line each."""
 
     y: str
     css: str
     label: str
     label_y: str
     value: int
+    value_text: str = ""
+
+    @property
+    def value_y(self) -> str:
+        return num(float(self.label_y) + LABEL_LINE)
 
 
 @dataclass(frozen=True)
@@ -112,7 +124,7 @@ def build(report: dict) -> Timeline:
             + [int(e.get("last_step", 0)) + 1 for e in entries])
     ends = [int(e.get("offset", 0)) + int(e.get("bytes", 0)) for e in entries]
     alive = [int(s.get("alive_bytes", 0)) for s in steps]
-    xs = StepAxis.fit(LEFT, n)
+    xs = StepAxis.fit(LEFT, n, PLOT_W)
     ys = ByteAxis.fit(TOP, PLOT_H, max([arena, bound, 1, *ends, *alive]))
     blocks = _blocks(report, entries, xs, ys)
     shared = _shared(entries, xs, ys)
@@ -120,7 +132,7 @@ def build(report: dict) -> Timeline:
     if ends and max(ends) > arena:
         warnings.append(f"buffers reach {count(max(ends))} bytes, beyond the arena's {count(arena)} bytes")
     return Timeline(
-        width=num(LEFT + xs.width + 24), height=num(TOP + PLOT_H + BOTTOM),
+        width=num(LEFT + xs.width + RIGHT), height=num(TOP + PLOT_H + BOTTOM),
         plot_x0=num(LEFT), plot_x1=num(LEFT + xs.width), plot_y0=num(TOP), plot_y1=num(TOP + PLOT_H),
         columns=_columns(report, steps, xs, n), blocks=tuple(blocks), shared=tuple(shared),
         levels=_levels(arena, bound, ys),
@@ -134,7 +146,7 @@ def _blocks(report: dict, entries: list, xs: StepAxis, ys: ByteAxis) -> list[Blo
     tensors = (report.get("graph") or {}).get("tensors") or {}
     inputs = {t.get("name") for t in report.get("inputs") or []}
     outputs = {t.get("name") for t in report.get("outputs") or []}
-    blocks = []
+    blocks, taken = [], []  # taken: label boxes already placed (x0, y0, x1, y1)
     # big buffers first so that small ones drawn later stay visible and hoverable
     for e in sorted(entries, key=lambda e: (-int(e.get("bytes", 0)), int(e.get("offset", 0)),
                                              int(e.get("first_step", 0)), str(e.get("tensor")))):
@@ -144,10 +156,19 @@ def _blocks(report: dict, entries: list, xs: StepAxis, ys: ByteAxis) -> list[Blo
         y_top, y_bottom = ys.y(start + size), ys.y(start)
         h = max(y_bottom - y_top, 1.5)  # a tiny tensor stays visible
         w = max(x1 - x0, 2)
-        label = clip(short_name(e.get("tensor", "")), int(w / 6.6)) if w >= 44 and h >= 13 else ""
+        label = clip(short_name(e.get("tensor", "")), int((w - 8) / CHAR_W)) if w >= 44 and h >= 13 else ""
+        box = (x0 + 4, y_bottom - h + 1, x0 + 4 + len(label) * CHAR_W, y_bottom - h + 14)
+        if label and any(_meet(box, other) for other in taken):
+            label = ""  # another buffer's label is there (buffers written over dying inputs share bytes)
+        if label:
+            taken.append(box)
         blocks.append(Block(num(x0), num(y_bottom - h), num(w), num(h), _kind_css(e, inputs, outputs),
                             label, _tooltip(e, tensors)))
     return blocks
+
+
+def _meet(a: tuple, b: tuple) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
 def _span(e: dict) -> tuple[int, int, int, int]:
@@ -187,7 +208,7 @@ def _columns(report: dict, steps: list, xs: StepAxis, n: int) -> tuple[Column, .
         call = calls[call_index] if isinstance(call_index, int) and 0 <= call_index < len(calls) else {}
         text = f"step {step}"
         if call:
-            text += f": call #{call.get('index', call_index)} {call.get('kind', '')}"
+            text += f": call {call.get('index', call_index)} {call.get('kind', '')}"
         if "alive_bytes" in s:
             text += f"\n{count(s['alive_bytes'])} bytes alive"
         cols.append(Column(num(xs.x(step)), num(xs.col), "col-even" if step % 2 == 0 else "col-odd", text))
@@ -195,15 +216,21 @@ def _columns(report: dict, steps: list, xs: StepAxis, n: int) -> tuple[Column, .
 
 
 def _levels(arena: int, bound: int, ys: ByteAxis) -> tuple[Level, ...]:
-    # the upper line's label sits above it and the lower's below, so close values stay readable
-    peak_y, bound_y = ys.y(arena), ys.y(bound)
-    peak_above = arena >= bound
-    return (
-        Level(num(bound_y), "level-bound", f"lower bound {count(bound)} B",
-              num(bound_y + 14 if peak_above else bound_y - 5), bound),
-        Level(num(peak_y), "level-peak", f"peak = arena {count(arena)} B",
-              num(peak_y - 5 if peak_above else peak_y + 14), arena),
-    )
+    """The peak and the whole-tensor bound; one label when they are equal, else two kept at least
+    two lines apart (the upper one moved up, the lower one down)."""
+    if arena == bound:
+        y = ys.y(arena)
+        return (Level(num(y), "level-peak", "arena = bound", num(y - 4), arena, f"{count(arena)} B"),)
+    hi, lo = (arena, bound) if arena > bound else (bound, arena)
+    y_hi, y_lo = ys.y(hi), ys.y(lo)
+    gap = 2 * LABEL_LINE + 2
+    label_hi, label_lo = y_hi - 4, y_lo - 4
+    if label_lo - label_hi < gap:
+        middle = (label_hi + label_lo) / 2
+        label_hi, label_lo = middle - gap / 2, middle + gap / 2
+    names = {arena: ("level-peak", "peak = arena"), bound: ("level-bound", "whole-tensor bound")}
+    return tuple(Level(num(ys.y(v)), names[v][0], names[v][1], num(at), v, f"{count(v)} B")
+                 for v, at in ((lo, label_lo), (hi, label_hi)))
 
 
 def _alive_path(alive: list[int], xs: StepAxis, ys: ByteAxis) -> str:

@@ -52,6 +52,9 @@ class CallRow:
     share: float  # 0..100: this call's part of the instructions (bench) or of the MACs
     share_text: str
     notes: tuple[str, ...]
+    ms: str = ""
+    intensity: str = ""  # MACs per activation byte moved
+    code_path: str = ""  # per core: plain C / DSP / Helium
 
 
 @dataclass(frozen=True)
@@ -90,36 +93,120 @@ def head(report: dict) -> Head:
 
 
 def stats(report: dict) -> list[Stat]:
-    """The header's tiles: what a firmware engineer asks first."""
+    """The header's tiles: what a firmware engineer asks first (total flash, total RAM, how fast)."""
     arena, bound = report.get("arena_bytes"), report.get("lower_bound_bytes")
-    ops, calls = report.get("source_ops"), report.get("kernel_calls")
+    tiles = [_calls_tile(report),
+             Stat("compute", f"{si(report.get('macs'))} MACs", f"{count(report.get('macs'))} multiply-accumulates"
+                  + _intensity(report)),
+             Stat("arena (SRAM)", human_bytes(arena), f"{count(arena)} B of activations; whole-tensor bound "
+                  f"{count(bound)} B{_versus_bound(arena, bound)}", "accent")]
+    tiles += [t for t in (_tflm_tile(report), _weights_tile(report)) if t]
+    tiles += _totals_tiles(report)
+    tiles += [t for t in (_latency_tile(report), _accuracy_tile(report)) if t]
+    return tiles
+
+
+def _calls_tile(report: dict) -> Stat:
+    ops, calls, aliases = report.get("source_ops"), report.get("kernel_calls"), report.get("aliases") or 0
     fusion = report.get("fusion") or []
     fused = sum(1 for f in fusion if f.get("decision") == "fused")
-    over = _versus_bound(arena, bound)
-    tiles = [
-        Stat("ops → kernel calls", f"{count(ops)} → {count(calls)}",
-             f"{fused} fusion{'s' if fused != 1 else ''} applied, {len(fusion) - fused} declined" if fusion else ""),
-        Stat("compute", f"{si(report.get('macs'))} MACs", f"{count(report.get('macs'))} multiply-accumulates"),
-        Stat("arena (SRAM)", human_bytes(arena), f"{count(arena)} B; lower bound {count(bound)} B{over}", "accent"),
+    parts = [f"{count(aliases)} alias{'es' if aliases != 1 else ''} (no copy, no call)"] if aliases else []
+    if fusion:
+        parts.append(f"{fused} fusion{'s' if fused != 1 else ''} applied, {len(fusion) - fused} declined")
+    return Stat("ops → kernel calls", f"{count(ops)} → {count(calls)}", "; ".join(parts))
+
+
+def _intensity(report: dict) -> str:
+    text = model_intensity(report)
+    return f"; {text} MACs per byte moved" if text != "–" else ""
+
+
+def model_intensity(report: dict) -> str:
+    """The model's MACs per activation byte its calls read and write."""
+    moved = sum(_moved(c) for c in report.get("calls") or [])
+    return f"{report.get('macs', 0) / moved:.1f}" if moved and report.get("macs") else "–"
+
+
+def _moved(call: dict) -> int:
+    """Activation bytes a call reads and writes (each tensor once): the fusion cost model's 'moved'."""
+    return sum(int(t.get("bytes") or 0) for t in [*(call.get("inputs") or []), *(call.get("outputs") or [])])
+
+
+def _tflm_tile(report: dict) -> Stat | None:
+    arena = report.get("arena_bytes")
+    tflm = (report.get("tflm_plan") or {}).get("head_bytes")
+    if not tflm:
+        return None
+    return Stat("TFLM's plan", human_bytes(tflm), f"TFLM would plan {count(tflm)} B for activations (+ its "
+                f"per-op data); microfuse needs {percent(arena, tflm)} of it")
+
+
+KIND_NOTES = {"requantization": "per-channel bias, multiplier and shift", "fast-kernel tables": "zero-point rows",
+              "lookup tables": "exp, activation"}
+
+
+def _weights_tile(report: dict) -> Stat:
+    consts = report.get("constants") or {}
+    total = consts.get("bytes", report.get("weights_bytes"))
+    detail = f"{count(total)} B of constants"
+    if consts.get("by_kind"):
+        parts = [f"{k} {count(v)}" + (f" ({KIND_NOTES[k]})" if k in KIND_NOTES else "")
+                 for k, v in sorted(consts["by_kind"].items(), key=lambda kv: -kv[1])]
+        detail += (f": {', '.join(parts)}. The model file holds {count(consts.get('model_file_bytes'))} B "
+                   "(weights and int32 biases, what inspect counts); the build adds the precomputed rest")
+    return Stat("weights (flash)", human_bytes(total), detail)
+
+
+def _totals_tiles(report: dict) -> list[Stat]:
+    totals = report.get("footprint") or []
+    if not totals:
+        fw = report.get("firmware")
+        return [Stat("total flash", human_bytes(fw["text"] + fw["data"]), "firmware text+data")] if fw else []
+    first, others = totals[0], totals[1:]
+
+    def more(key):
+        return "".join(f"; {t['core']}: {count(t[key])} B" for t in others)
+
+    return [
+        Stat("total flash", human_bytes(first["flash_bytes"]), f"{count(first['flash_bytes'])} B on "
+             f"{first['core']}: code {count(first['code_bytes'])} + constants {count(first['constants_bytes'])}"
+             f" + data {count(first['data_bytes'])} B" + more("flash_bytes"), "accent"),
+        Stat("total RAM", human_bytes(first["ram_bytes"]), f"{count(first['ram_bytes'])} B on {first['core']}: "
+             f"arena {count(first['arena_bytes'])} + stack {count(first['stack_bytes'])} ("
+             f"{first['stack_source']}) + data/bss {count(first['data_bytes'] + first['bss_bytes'])} B"
+             + more("ram_bytes"), "accent"),
     ]
-    tflm = report.get("tflm_arena_bytes")
-    baseline = ((report.get("plan") or {}).get("savings") or {}).get("baseline_bytes")
-    if tflm:
-        tiles.append(Stat("TFLM arena", human_bytes(tflm), f"{count(tflm)} B measured; microfuse needs "
-                          f"{percent(arena, tflm)} of it"))
-    elif baseline:
-        tiles.append(Stat("TFLM-like plan", human_bytes(baseline), f"{count(baseline)} B greedy by size, whole "
-                          f"tensors; microfuse needs {percent(arena, baseline)} of it"))
-    flash = f"{count(report.get('weights_bytes'))} B of constants"
-    fw = report.get("firmware")
-    if fw:
-        flash += f"; firmware text+data {count(fw.get('text', 0) + fw.get('data', 0))} B"
-    tiles.append(Stat("weights (flash)", human_bytes(report.get("weights_bytes")), flash))
+
+
+def _latency_tile(report: dict) -> Stat | None:
+    lat = report.get("latency")
+    if lat:
+        basis = lat["basis"]
+        what = ("estimated cycles" if lat.get("estimated") else "cycles") if basis == "cycles" else "instructions"
+        detail = f"{count(lat[basis])} {what} on {lat['board']}"
+        if lat.get("ms") is None:
+            return Stat("latency", f"{si(lat[basis])} {what}", detail)
+        detail += f" at {lat['clock_hz'] / 1e6:g} MHz ({lat['clock_from']})"
+        if basis == "instructions":
+            detail += "; ms assume one instruction per cycle"
+        return Stat("latency", f"{lat['ms']:,.2f} ms", detail, "accent")
     bench = report.get("bench")
     if bench and bench.get("instructions") is not None:
-        tiles.append(Stat("instructions", si(bench["instructions"]),
-                          f"{count(bench['instructions'])} on {bench.get('board', '?')}"))
-    return tiles
+        return Stat("instructions", si(bench["instructions"]),
+                    f"{count(bench['instructions'])} on {bench.get('board', '?')}")
+    return None
+
+
+def _accuracy_tile(report: dict) -> Stat | None:
+    acc = report.get("accuracy")
+    if not acc or not acc.get("outputs"):
+        return None
+    o = acc["outputs"][0]
+    top1 = "" if o.get("top1_agreement") is None else f", top-1 agreement {o['top1_agreement']:.0%}"
+    rel = "-" if o.get("l2_relative") is None else f"{o['l2_relative']:.2%}"
+    cos = "-" if o.get("cosine") is None else f"{o['cosine']:.4f}"
+    return Stat("accuracy vs float", f"cosine {cos}", f"output {o['name']}: L2 relative error {rel}, RMSE "
+                f"{o['rmse']:.3g}{top1} on {acc['samples']} samples, {acc['inputs']}")
 
 
 def io_rows(report: dict) -> list[TensorRow]:
@@ -128,40 +215,64 @@ def io_rows(report: dict) -> list[TensorRow]:
             for role, key in (("input", "inputs"), ("output", "outputs")) for t in report.get(key) or []]
 
 
-def _instructions(bench: dict | None, index: int):
-    """Instructions of call `index` from a bench: per_call holds numbers or {"instructions": n}."""
-    per_call = (bench or {}).get("per_call") or []
-    if index >= len(per_call):
-        return None
-    item = per_call[index]
-    return item.get("instructions") if isinstance(item, dict) else item
+def _counts(report: dict, n: int) -> tuple[list, list]:
+    """Per-call counts (the latency section's basis, else a bench's per_call numbers) and ms."""
+    lat = report.get("latency")
+    if lat and lat.get("per_call"):
+        rows = lat["per_call"] + [{}] * max(0, n - len(lat["per_call"]))
+        return [r.get(lat["basis"]) for r in rows[:n]], [r.get("ms") for r in rows[:n]]
+    per_call = (report.get("bench") or {}).get("per_call") or []
+    values = [(p.get("instructions") if isinstance(p, dict) else p) if k < len(per_call) else None
+              for k, p in enumerate(per_call + [None] * max(0, n - len(per_call)))][:n]
+    return values, [None] * n
 
 
 def call_rows(report: dict) -> list[CallRow]:
-    calls, bench = report.get("calls") or [], report.get("bench")
+    from ..report import code_path
+
+    calls = report.get("calls") or []
     kinds = {op.get("index"): op.get("kind") for op in (report.get("graph") or {}).get("source") or []}
-    instr = [_instructions(bench, k) for k in range(len(calls))]
+    instr, ms = _counts(report, len(calls))
     by_instr = any(v is not None for v in instr)
     weights = [(v or 0) if by_instr else (c.get("macs") or 0) for v, c in zip(instr, calls)]
     total = sum(weights)
+    cores = [t["core"] for t in report.get("footprint") or []] or ["cortex-m4"]
     rows = []
     for k, c in enumerate(calls):
         srcs = c.get("source_ops") or []
         share = 100.0 * weights[k] / total if total else 0.0
+        moved = _moved(c)
+        paths = " · ".join(f"{_short(core)} {code_path(str(c.get('kernel', '')), _core_name(core))}"
+                           for core in cores)
         rows.append(CallRow(
             str(c.get("index", k)), str(c.get("kernel", "")), str(c.get("kind", "")), len(srcs) > 1,
-            tuple(f"{i} {kinds.get(i, '?')}" for i in srcs),
+            tuple(f"op {i} {kinds.get(i, '?')}" for i in srcs),
             tuple(_tensor_cell(t) for t in c.get("inputs") or []),
             tuple(_tensor_cell(t) for t in c.get("outputs") or []),
             count(c.get("macs")), count(c.get("const_bytes")), count(c.get("scratch_bytes")),
-            count(instr[k]), round(share, 1), f"{share:.1f}%", tuple(map(str, c.get("notes") or []))))
+            count(instr[k]), round(share, 1), f"{share:.1f}%", tuple(map(str, c.get("notes") or [])),
+            "" if ms[k] is None else f"{ms[k]:.3f} ms",
+            f"{(c.get('macs') or 0) / moved:.1f} /B" if moved and c.get("macs") else "", paths))
     return rows
 
 
+def _short(core: str) -> str:
+    """'cortex-m4' -> 'M4', 'qemu-mps3-an547 (cortex-m55)' -> 'M55'."""
+    return _core_name(core).replace("cortex-", "").upper().replace("PLUS", "+")
+
+
+def _core_name(core: str) -> str:
+    """'qemu-mps3-an547 (cortex-m55)' -> 'cortex-m55'; a plain core name as it is."""
+    return core[core.index("(") + 1:-1] if "(" in core else core
+
+
 def share_basis(report: dict) -> str:
+    lat = report.get("latency")
+    if lat and lat.get("per_call"):
+        return ("estimated cycles" if lat.get("estimated") else "cycles") if lat["basis"] == "cycles" \
+            else "instructions"
     calls = report.get("calls") or []
-    return "instructions" if any(_instructions(report.get("bench"), k) is not None
-                                 for k in range(len(calls))) else "MACs"
+    return "instructions" if any(v is not None for v in _counts(report, len(calls))[0]) else "MACs"
 
 
 def _tensor_cell(t: dict) -> str:
@@ -252,3 +363,50 @@ def op_rows(data: dict) -> list[OpRow]:
                           tuple(_inspect_tensor(t) for t in op.get("outputs") or []),
                           count(op.get("macs")), count(op.get("alive_bytes"))))
     return rows
+
+
+@dataclass(frozen=True)
+class AccuracyRow:
+    role: str
+    name: str
+    rmse: str
+    mae: str
+    l2: str
+    cosine: str
+    top1: str
+
+
+@dataclass(frozen=True)
+class Accuracy:
+    float_model: str
+    samples: int
+    inputs: str
+    rows: tuple[AccuracyRow, ...]
+
+
+def accuracy(report: dict) -> Accuracy | None:
+    acc = report.get("accuracy")
+    if not acc:
+        return None
+
+    def f(v, fmt):
+        return "–" if v is None else format(v, fmt)
+
+    rows = tuple(AccuracyRow(role, str(m.get("name", "")), f(m.get("rmse"), ".4g"), f(m.get("mae"), ".4g"),
+                             f(m.get("l2_relative"), ".2%"), f(m.get("cosine"), ".5f"),
+                             f(m.get("top1_agreement"), ".0%"))
+                 for role, key in (("output", "outputs"), ("layer", "layers")) for m in acc.get(key) or [])
+    return Accuracy(str(acc.get("float_model", "")), int(acc.get("samples") or 0), str(acc.get("inputs", "")), rows)
+
+
+def latency_note(report: dict) -> str:
+    lat = report.get("latency")
+    if not lat or not lat.get("per_call"):
+        return ""
+    text = (f"counts from a build that reads the timer after each call, less those reads "
+            f"({count(lat.get('timer_reads'))} {lat['basis']} in all, spread evenly)")
+    if lat.get("clock_hz"):
+        text += f"; ms at {lat['clock_hz'] / 1e6:g} MHz"
+        if lat["basis"] == "instructions":
+            text += " assuming one instruction per cycle"
+    return text

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from microfuse.boards import Board
 from microfuse.errors import TargetError
-from microfuse.targets import require_tool
+from microfuse.targets.tools import require_tool
 
 PLUGIN_SOURCE = Path(__file__).parent / "plugin" / "m4cycles.c"
 PLUGIN_CFLAGS = ("-shared", "-fPIC", "-O2", "-fvisibility=hidden", "-Wall")

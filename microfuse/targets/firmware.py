@@ -144,7 +144,18 @@ def firmware_sections(compiled, out: Path) -> dict:
     return {**info, "firmware": {"elf": f"firmware/{elf.name}", **size(elf)}}
 
 
-def build_with_firmware(model, out_dir, options):
-    """microfuse.build.build, and for options.board its firmware (out/firmware/NAME.elf) and the
-    report's board sections: the board step sits above the library build."""
-    return build(model, out_dir, options, sections=firmware_sections)
+def target_sections(compiled, out: Path) -> dict:
+    """The board's sections (firmware_sections), and with options.core the flash and RAM totals
+    measured by compiling the folder for that core and the board's (report.json "footprint")."""
+    from .footprint import footprint_section
+
+    found = firmware_sections(compiled, out)
+    if compiled.options.core is not None:
+        found["footprint"] = footprint_section(compiled, out, found.get("firmware") is not None)
+    return found
+
+
+def build_with_firmware(model, out_dir, options, report: dict | None = None):
+    """microfuse.build.build, and for options.board its firmware (out/firmware/NAME.elf), the
+    report's board sections and totals: the board step sits above the library build."""
+    return build(model, out_dir, options, sections=target_sections, report=report)

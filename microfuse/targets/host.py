@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import __version__
+from ..version import __version__
 from ..errors import TargetError
 from ..ir import Graph
 

@@ -87,7 +87,7 @@ def test_chain_page_numbers(chain):
     assert int(svg["data-steps"]) == chain["kernel_calls"]
     text = " ".join(e["text"] for e in page.elements)
     assert f"peak = arena {chain['arena_bytes']:,} B" in text
-    assert f"lower bound {chain['lower_bound_bytes']:,} B" in text
+    assert f"whole-tensor bound {chain['lower_bound_bytes']:,} B" in text
     assert "scratch#2" in " ".join(e["text"] for e in page.find("title", "memory-timeline"))
 
 
@@ -169,7 +169,7 @@ def test_sixty_nodes_layout_is_legible(long60):
         for a, b in zip(fronts, fronts[1:]):
             assert not (a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3])
     text = " ".join(e["text"] for e in page.find("text", "graph-source"))
-    assert "#0 DEPTHWISE_CONV_2D + RELU6" in text and "#59 FULLY_CONNECTED" in text
+    assert "op 0 DEPTHWISE_CONV_2D + RELU6" in text and "op 59 FULLY_CONNECTED" in text
 
 
 def test_layout_routes_skips_right_of_all_boxes():
