@@ -19,7 +19,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from microfuse import oracle  # noqa: E402
-from microfuse.build import Options, compile_model  # noqa: E402
+from microfuse.pipeline import Options, compile_model  # noqa: E402
 
 CORPUS = REPO.parent / "shared" / "models"
 

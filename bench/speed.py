@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 
 from microfuse import oracle  # noqa: E402
 from microfuse.boards import Board, load_board  # noqa: E402
-from microfuse.build import Options, build  # noqa: E402
+from microfuse.pipeline import Options, build  # noqa: E402
 from microfuse.targets.cycles import cycle_model, plugin_args, read_summary  # noqa: E402
 from microfuse.targets.firmware import COMMON_DIR, build_firmware, write_glue  # noqa: E402
 from microfuse.targets.qemu import QemuSession  # noqa: E402

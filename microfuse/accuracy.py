@@ -155,7 +155,7 @@ def on_host(model, float_model, options, inputs_dir=None, samples: int = 10, see
     from dataclasses import replace
 
     from .boards import load_board
-    from .build import build
+    from .pipeline import build
     from .targets.runner import open_runner
 
     with tempfile.TemporaryDirectory(prefix="mf-accuracy-") as tmp:

@@ -1,4 +1,4 @@
-"""The Python API: microfuse.compile() and microfuse.build(), keyword-option wrappers of build.py."""
+"""The Python API: microfuse.compile() and microfuse.build(), keyword-option wrappers of pipeline.py."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import build as pipeline
+from . import pipeline
 from .errors import OptionError
 from .ir import Graph
 

@@ -92,7 +92,7 @@ def _compile_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _options(args: argparse.Namespace):
-    from .build import Options
+    from .pipeline import Options
 
     argv = getattr(args, "argv", sys.argv[1:])
     command = "microfuse " + " ".join(argv) if argv else "microfuse build"
@@ -107,7 +107,8 @@ def _build_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--board", help="also build firmware for this board; the arena must fit its SRAM")
     p.add_argument("--explain", action="store_true", help="print every fusion decision and its reason")
     p.add_argument("--core", default="cortex-m4", help="measure flash and RAM totals for this core "
-                   "(cortex-m0plus, cortex-m3, cortex-m4, cortex-m7, cortex-m55; default: cortex-m4)")
+                   "(cortex-m0plus, cortex-m3, cortex-m4, cortex-m7, cortex-m55; default: cortex-m4; "
+                   "none: no totals, the Arm compiler is not run)")
     p.add_argument("--bench", metavar="BOARD", help="also run `microfuse bench` on BOARD and put the "
                    "per-call counts and latency into the report")
     _clock_argument(p)
@@ -146,7 +147,7 @@ def _build(args: argparse.Namespace) -> int:
     from .report import summary
     from .targets.firmware import build_with_firmware as build
 
-    options = replace(_options(args), board=args.board, core=args.core)
+    options = replace(_options(args), board=args.board, core=None if args.core == "none" else args.core)
     out = args.output or f"out/{options.name}"
     c = build(args.model, out, options, report=_report_sections(args, options))
     print(summary(c, out))
@@ -254,7 +255,7 @@ def _bench(args: argparse.Namespace) -> int:
     print(json.dumps(result, indent=1) if args.json else result["text"])
     if args.output:
         from .boards import load_board
-        from .build import build
+        from .pipeline import build
         from .targets.footprint import core_of
         from .report import latency_section
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from .boards import Board, load_board
-from .build import Compiled, Options, load
+from .pipeline import Compiled, Options, load
 from .errors import MicrofuseError, TargetError
 from .progress import progress
 from .targets import open_session

@@ -10,7 +10,7 @@ from typing import Callable
 import numpy as np
 
 from . import oracle
-from .build import Compiled, Options
+from .pipeline import Compiled, Options
 from .targets.firmware import build_with_firmware as build
 from .ir import Graph
 from .progress import Tick, progress

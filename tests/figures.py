@@ -23,9 +23,10 @@ WEIGHTS_RATIO = {KWS: 1.0, VWW: 1.0027, IC: 1.0027, AD: 1.0}
 # instructions per invoke of the default build (the same for every input), Cortex-M4F and M7
 INSTRUCTIONS = {"qemu-mps2-an386": {KWS: 5_031_320, VWW: 15_090_520, IC: 19_752_920, AD: 368_400},
                 "qemu-mps2-an500": {KWS: 5_034_040, VWW: 15_087_800, IC: 19_758_040, AD: 368_360}}
-# the boards' firmware with tests/data/fake_lib: .text bytes, and the fake invoke's count
+# the boards' firmware with tests/data/fake_lib: .text bytes (QEMU boards: with the idle watchdog), and
+# the fake invoke's count
 FAKE_TEXT = {"qemu-mps2-an385": 2_752, "qemu-mps2-an386": 3_052, "qemu-mps2-an500": 3_052,
-             "qemu-mps3-an547": 2_892, "qemu-microbit": 1_892, "stm32f746g-disco": 3_180,
+             "qemu-mps3-an547": 2_892, "qemu-microbit": 1_944, "stm32f746g-disco": 3_180,
              "nucleo-l4r5zi": 3_180, "nrf52840dk": 3_116, "rpi-pico": 1_884}
 FAKE_COUNT = {"qemu-mps2-an385": 80, "qemu-mps2-an386": 80, "qemu-mps2-an500": 80, "qemu-mps3-an547": 31,
               "qemu-microbit": 250}

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from microfuse import oracle
-from microfuse.build import Options
+from microfuse.pipeline import Options
 from microfuse.ir import Graph
 from microfuse.passes import cost
 from microfuse.testing import inputs, programs, stages

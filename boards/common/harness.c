@@ -77,17 +77,19 @@ static void respond_status(uint8_t status, uint8_t cmd)
 
 /* ---- receiving ---- */
 
-#if defined(MF_SEMIHOSTING) && defined(MF_TIMER_HZ)
+#if defined(MF_SEMIHOSTING)
 /* Under QEMU a silent host means it is gone (killed, crashed): exit rather than spin forever.
- * Virtual seconds: with -icount a polling CPU runs them at emulation speed. */
-#ifndef MF_IDLE_EXIT_MS
-#define MF_IDLE_EXIT_MS 30000u
+ * Bounded by polls, not by the timer: the cycle model marks every mf_timer_ticks() call as a
+ * bench boundary (microfuse/targets/cycles.py), so only the timed path may read the timer.
+ * About ten instructions a poll: the default is minutes of emulation, a backstop behind the
+ * host killing QEMU's process group. */
+#ifndef MF_IDLE_EXIT_POLLS
+#define MF_IDLE_EXIT_POLLS (1u << 30)
 #endif
 static uint8_t recv_byte(void)
 {
-    uint32_t start = mf_timer_ticks();
-    while (!mf_uart_rx_ready()) {
-        if (mf_timer_ticks() - start > MF_IDLE_EXIT_MS * (MF_TIMER_HZ / 1000u)) {
+    for (uint32_t polls = 0; !mf_uart_rx_ready(); polls++) {
+        if (polls > MF_IDLE_EXIT_POLLS) {
             mf_exit(MF_EXIT_IDLE);
         }
     }

@@ -20,7 +20,7 @@ void mf_exit(int code) __attribute__((noreturn));
 void mf_on_fault(void) __attribute__((noreturn));
 
 #define MF_EXIT_HARDFAULT 125
-#define MF_EXIT_IDLE 124          /* QEMU: the host said nothing for MF_IDLE_EXIT_MS (harness.c) */
+#define MF_EXIT_IDLE 124          /* QEMU: the host said nothing for MF_IDLE_EXIT_POLLS polls (harness.c) */
 
 #define MF_REG32(addr) (*(volatile uint32_t *)(uintptr_t)(addr))
 

@@ -347,7 +347,7 @@ def declare(params: dict[str, tuple], *specs: KernelSpec, defaults: dict | None 
     DEFAULTS.update(defaults or {})
     _SPECS.extend(specs)
     SPECS.update({s.name: s for s in specs})
-CODE_BYTES: dict[str, int] = json.loads(CODE_BYTES_FILE.read_text()) if CODE_BYTES_FILE.exists() else {}
+CODE_BYTES: dict[str, int] = json.loads(CODE_BYTES_FILE.read_text())  # package data: always there
 
 
 def spec(name: str) -> KernelSpec:

@@ -9,7 +9,7 @@ from pathlib import Path
 import jinja2
 
 from microfuse.boards import BOARDS_DIR, Board, load_board
-from microfuse.build import build
+from microfuse.pipeline import build
 from microfuse.emit import escape
 from microfuse.errors import TargetError
 from microfuse.targets.tools import ARM_TOOLCHAIN_INSTALL, require_tool
@@ -78,7 +78,6 @@ def build_firmware(board: Board, lib_dir: Path, name: str, out_dir: Path,
     elf = out_dir / f"{name}.elf"
     cmd = [
         gcc, *board.cflags, *FIRMWARE_CFLAGS, *extra_cflags, f"-DMF_UART_BAUD={board.baud}u",
-        *([f"-DMF_TIMER_HZ={board.timer.hz}u"] if board.timer else []),
         f"-I{lib_dir}", f"-I{out_dir}", f"-I{COMMON_DIR}",
         *map(str, firmware_sources(board, lib_dir, glue, extra_sources)),
         f"-T{board.linker_script}", f"-L{COMMON_DIR}",
@@ -156,6 +155,6 @@ def target_sections(compiled, out: Path) -> dict:
 
 
 def build_with_firmware(model, out_dir, options, report: dict | None = None):
-    """microfuse.build.build, and for options.board its firmware (out/firmware/NAME.elf), the
+    """microfuse.pipeline.build, and for options.board its firmware (out/firmware/NAME.elf), the
     report's board sections and totals: the board step sits above the library build."""
     return build(model, out_dir, options, sections=target_sections, report=report)

@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import tempfile
 from pathlib import Path
@@ -59,7 +60,14 @@ def measure(lib: Path, name: str, flags: tuple[str, ...]) -> dict:
     except (OSError, ValueError):
         pass  # not measured yet (or an unreadable entry): measure
     with tempfile.TemporaryDirectory(prefix="mf-size-") as tmp:
-        objects = compile_objects(sources, lib, flags, Path(tmp))
+        # a copy under plain names: the user's -o path (any characters) never reaches gcc's
+        # call-graph files, which stack_bound parses
+        src = Path(tmp) / "src"
+        src.mkdir()
+        for f in lib.iterdir():
+            if f.suffix in (".c", ".h"):
+                shutil.copyfile(f, src / f.name)
+        objects = compile_objects(sorted(src.glob("*.c")), src, flags, Path(tmp))
         result = {**section_totals(objects), "stack_bound": stack_bound(Path(tmp), f"{name}_invoke")}
     try:  # write then rename: parallel builds never read half an entry
         CACHE.mkdir(parents=True, exist_ok=True)

@@ -23,7 +23,7 @@ from microfuse.targets.cycles import Mark, MarkReader, plugin_args
 from microfuse.targets.serial_link import FirmwareInfo, SerialLink
 
 EXIT_HARDFAULT = 125       # MF_EXIT_HARDFAULT in boards/common/mf_target.h
-EXIT_IDLE = 124            # MF_EXIT_IDLE: the harness heard nothing for MF_IDLE_EXIT_MS (harness.c)
+EXIT_IDLE = 124            # MF_EXIT_IDLE: the harness heard nothing for MF_IDLE_EXIT_POLLS polls (harness.c)
 PR_SET_PDEATHSIG = 1       # linux/prctl.h
 BOOT_TIMEOUT_S = 10.0      # QEMU start until its UART socket accepts
 EXCHANGE_TIMEOUT_S = 60.0  # one request/response, including the model's run

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..build import Options
+from ..pipeline import Options
 from ..ir import Graph
 from ..targets.host import compile_program
 from .stages import build

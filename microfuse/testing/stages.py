@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import build as _build
+from .. import pipeline as _build
 from .. import lower as _lower
 from .. import passes as _passes
 from .. import plan as _plan
-from ..build import Compiled, Options
+from ..pipeline import Compiled, Options
 from ..ir import Graph, Op
 from ..lower import Call
 

@@ -11,7 +11,7 @@ import pytest
 
 from conftest import QEMU, model
 from microfuse.boards import load_board
-from microfuse.build import Options, build
+from microfuse.pipeline import Options, build
 from microfuse.targets import cycles
 from microfuse.targets.firmware import build_firmware
 from microfuse.targets.qemu import QemuSession

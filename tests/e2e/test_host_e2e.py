@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from microfuse.build import Options
+from microfuse.pipeline import Options
 from microfuse.targets.host import STRICT, compiler
 from microfuse.testing import inputs
 from microfuse.testing.compare import difference

@@ -13,7 +13,7 @@ import pytest
 from conftest import CI, MODEL_FILES, NEEDS_ARM, REPO, model
 
 from microfuse import oracle
-from microfuse.build import Options, build
+from microfuse.pipeline import Options, build
 from microfuse.emit.symbols import config_header, runtime_symbols
 from microfuse.resources import RUNTIME_DIR
 from microfuse.tflite import reader

@@ -13,7 +13,7 @@ import pytest
 
 from microfuse import oracle
 from microfuse.boards import load_board
-from microfuse.build import Options, build
+from microfuse.pipeline import Options, build
 from microfuse.targets import open_session
 from microfuse.targets.firmware import build_firmware
 from microfuse.targets.host import compile_program, compiler

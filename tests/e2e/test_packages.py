@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import NEEDS_ARM, REPO
 
-from microfuse.build import Options, build
+from microfuse.pipeline import Options, build
 
 pytestmark = NEEDS_ARM
 MODEL = REPO / "examples" / "tiny_cnn_int8.tflite"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from microfuse.build import Options
+from microfuse.pipeline import Options
 from microfuse.errors import PlanError
 from microfuse.session import bench, run_once
 from microfuse.testing import inputs

@@ -12,7 +12,7 @@ from pathlib import Path
 import report_samples as rs
 from conftest import model
 
-from microfuse import build, report
+from microfuse import pipeline as build, report
 from microfuse.boards import load_board
 from microfuse.inspect import inspect_graph
 from microfuse.report_html import render, render_inspect

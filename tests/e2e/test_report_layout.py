@@ -13,7 +13,7 @@ import pytest
 from conftest import model
 from test_report_browser import CHROMIUM, FLAGS, pytestmark  # noqa: F401  (same skip rule)
 
-from microfuse import build, report
+from microfuse import pipeline as build, report
 from microfuse.targets import footprint
 from microfuse.report_html import render
 

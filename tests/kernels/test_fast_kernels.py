@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from microfuse.build import Options
+from microfuse.pipeline import Options
 from microfuse.fixedpoint import mul_by_quantized_multiplier
 from microfuse.ir import DType, Graph, Op, Tensor
 from microfuse.lower import ConstArray, fast

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from microfuse.build import Options
+from microfuse.pipeline import Options
 from microfuse.ir import DType, Tensor
 from microfuse.ops.attrs import PoolAttrs
 from microfuse.testing import inputs, modelgen

@@ -8,7 +8,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from microfuse.build import Options
+from microfuse.pipeline import Options
 from microfuse.ir import Graph
 from microfuse.lower.kernels import CODE_BYTES
 from microfuse.testing.programs import RUNTIME

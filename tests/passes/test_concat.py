@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from microfuse import views
-from microfuse.build import Options
+from microfuse.pipeline import Options
 from microfuse.ir import Quant
 from microfuse.testing.modelgen import Net
 from microfuse.testing.stages import compile_model

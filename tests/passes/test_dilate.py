@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from microfuse.build import Options
+from microfuse.pipeline import Options
 from microfuse.ir import DType
 from microfuse.ops.attrs import ConvAttrs, DepthwiseAttrs, NoAttrs
 from microfuse.testing import inputs

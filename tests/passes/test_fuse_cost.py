@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from microfuse.build import Options
+from microfuse.pipeline import Options
 from microfuse.passes import cost
 from microfuse.passes.cost import Estimate, decide
 from microfuse.passes.explain import format_decisions

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from microfuse.build import Options
+from microfuse.pipeline import Options
 from microfuse.ops.attrs import LeakyReluAttrs
 from microfuse.testing.modelgen import Net
 from microfuse.testing.stages import compile_model

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from microfuse.build import Options
+from microfuse.pipeline import Options
 from microfuse.ir import DType
 from microfuse.ops.attrs import ConvAttrs, DepthwiseAttrs, NoAttrs, PoolAttrs
 from microfuse.ops.common import window_pads

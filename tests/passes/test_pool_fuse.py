@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pytest
 
-from microfuse.build import Options
+from microfuse.pipeline import Options
 from microfuse.ir import DType
 from microfuse.testing.stages import compile_model
 from microfuse.ops.attrs import (ActivationAttrs, ConvAttrs, DepthwiseAttrs, FullyConnectedAttrs, PoolAttrs,

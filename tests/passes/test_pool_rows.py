@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from microfuse.build import Options
+from microfuse.pipeline import Options
 from microfuse.ir import DType, Quant
 from microfuse.ops.attrs import ActivationAttrs, ConvAttrs, DepthwiseAttrs, PoolAttrs
 from microfuse.passes import cost

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from microfuse import accuracy, cli
-from microfuse.build import Options
+from microfuse.pipeline import Options
 from microfuse.errors import MicrofuseError
 from microfuse.tflite import reader, writer
 from tests.conftest import model

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from microfuse.build import Options, build
+from microfuse.pipeline import Options, build
 from microfuse.errors import MicrofuseError
 from microfuse.ir import DType, Graph, Quant
 from microfuse.targets.host import compile_program

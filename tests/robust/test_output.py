@@ -10,7 +10,7 @@ import sys
 import pytest
 from _robust import REPO, TINY, mounted_tmpfs, one_line_error, run_cli
 
-from microfuse.build import Options, build
+from microfuse.pipeline import Options, build
 
 
 def _generated(out):
@@ -88,7 +88,7 @@ def test_read_only_parent_is_one_line(tmp_path):
 
 CONCURRENT = """
 import sys
-from microfuse.build import Options, build
+from microfuse.pipeline import Options, build
 for i in range(3):
     build(sys.argv[1], sys.argv[2], Options(name="m"))
 """

@@ -130,13 +130,13 @@ def test_qemu_does_not_outlive_microfuse(tmp_path, sig):
 @NEEDS_ARM
 def test_firmware_exits_when_its_uart_is_silent(tmp_path):
     from microfuse.boards import load_board
-    from microfuse.build import Options, build
+    from microfuse.pipeline import Options, build
     from microfuse.targets.firmware import build_firmware
     from microfuse.targets.qemu import EXIT_IDLE, QemuSession
 
     board = load_board("qemu-mps2-an386")
     build(TINY, tmp_path / "lib", Options(name="m"))
-    elf = build_firmware(board, tmp_path / "lib", "m", tmp_path / "fw", extra_cflags=["-DMF_IDLE_EXIT_MS=20"])
+    elf = build_firmware(board, tmp_path / "lib", "m", tmp_path / "fw", extra_cflags=["-DMF_IDLE_EXIT_POLLS=100000"])
     session = QemuSession(board, elf, expect_model="m")
     session.start()
     try:

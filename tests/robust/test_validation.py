@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from microfuse.build import Options, build, compile_model
+from microfuse.pipeline import Options, build, compile_model
 from microfuse.errors import MicrofuseError
 from microfuse.ir import Quant, Tensor
 from microfuse.targets.host import compile_program

@@ -1,5 +1,5 @@
 """Dependencies run one way: no import cycle between microfuse's modules, and no stage imports a
-later one (ir -> ops -> passes -> lower -> plan -> emit -> build -> targets -> cli).
+later one (ir -> ops -> passes -> lower -> plan -> emit -> pipeline -> targets -> cli).
 
 Every import is read from the source with ast, at module level and inside functions alike (a
 late import is still a dependency); `if TYPE_CHECKING:` blocks count too."""
@@ -10,7 +10,7 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "microfuse"
-STAGES = ["ir", "ops", "passes", "lower", "plan", "emit", "build", "targets", "cli"]
+STAGES = ["ir", "ops", "passes", "lower", "plan", "emit", "pipeline", "targets", "cli"]
 
 
 def module_name(path: Path) -> str:

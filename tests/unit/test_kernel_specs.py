@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import MODEL_FILES, NEEDS_ARM
-from microfuse.build import Options, compile_model
+from microfuse.pipeline import Options, compile_model
 from microfuse.errors import MicrofuseError
 from microfuse.lower import kernels
 
