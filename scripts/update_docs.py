@@ -104,10 +104,10 @@ def latency() -> str:
     best = " / ".join(f"{speed.L4R5_MS[m]:g}" for m in MLPERF)
     behind = [r.l4r5_ratio for r in rows if r.model != "ad"]
     return (f"The cycles are a zero-wait-state estimate ([docs/cycle-model.md](docs/cycle-model.md)): at\n"
-            f"120 MHz, {ms} ms. The best published MLPerf Tiny results on an STM32L4R5 (Cortex-M4 at\n"
-            f"120 MHz, real hardware with flash wait states) are {best} ms (STM32Cube.AI for KWS, VWW\n"
-            f"and IC, Plumerai for AD): on the conv models microfuse's estimate is {min(behind):.2f}–"
-            f"{max(behind):.2f}× theirs, before wait states.\n")
+            f"120 MHz, {ms} ms. The best published MLPerf Tiny results on an STM32L4R5\n"
+            f"(Cortex-M4 at 120 MHz, real hardware with flash wait states) are {best} ms\n"
+            f"(STM32Cube.AI for KWS, VWW and IC, Plumerai for AD): on the conv models microfuse's estimate\n"
+            f"is {min(behind):.2f}–{max(behind):.2f}× theirs, before wait states.\n")
 
 
 GENERATORS = {"demo": demo, "mlperf-table": mlperf_table, "cores": cores, "latency": latency}
