@@ -2,13 +2,14 @@
 
     python3 scripts/update_docs.py            rewrite README.md's marked blocks and docs/*.md's outputs
     python3 scripts/update_docs.py --check    print the differences and exit 1 instead of writing
-    python3 scripts/update_docs.py --only demo,readme-table   (block names below; docs: the docs pages)
+    python3 scripts/update_docs.py --only demo,mlperf-table   (block names below; docs: the docs pages)
 
-A README block sits between `<!-- figures:NAME -->` and `<!-- /figures -->`: `demo` runs the
-Makefile's `demo` recipe, `mlperf-table`, `cores` and `latency` measure the MLPerf Tiny models (bench/arena.py,
-bench/speed.py: QEMU with -icount, needs ../shared/models). docs/quickstart.md, api.md and
-integrate.md get their command outputs from docs/refresh_outputs.py. The tests re-run these and fail
-on any difference (tests/e2e/test_docs_figures.py, tests/e2e/test_examples.py)."""
+A marked block (README.md, docs/cycle-model.md, docs/planner.md) sits between `<!-- figures:NAME -->`
+and `<!-- /figures -->`: `demo` runs the Makefile's `demo` recipe; `mlperf-table`, `cores`, `latency`
+and `cycle-table` measure the MLPerf Tiny models (bench/arena.py, bench/speed.py: QEMU with -icount,
+needs ../shared/models); `planner-kws` reads KWS's plan. docs/quickstart.md, api.md, integrate.md and
+fusion.md get their command outputs from docs/refresh_outputs.py. The tests re-run these and fail on
+any difference (tests/e2e/test_docs_figures.py, tests/e2e/test_examples.py)."""
 
 from __future__ import annotations
 
@@ -110,11 +111,53 @@ def latency() -> str:
             f"is {min(behind):.2f}–{max(behind):.2f}× theirs, before wait states.\n")
 
 
-GENERATORS = {"demo": demo, "mlperf-table": mlperf_table, "cores": cores, "latency": latency}
+def cycle_table() -> str:
+    """docs/cycle-model.md's table: instructions and estimated M4 cycles beside TFLM + CMSIS-NN's
+    estimate and the best published L4R5 latencies."""
+    import speed
+
+    lines = ["| model | instructions | estimated M4 cycles | TFLM + CMSIS-NN estimate | ratio "
+             "| best published L4R5 (real hardware, 120 MHz) | ours at 120 MHz, zero wait |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    for model in MLPERF:
+        r = _measure(model, "qemu-mps2-an386", per_op=True)
+        theirs, ms = speed.TFLM_CMSIS_NN_M4_CYCLES[model], speed.L4R5_MS[model]
+        best = ms * speed.L4R5_HZ / 1000
+        ours = r.cycles / speed.L4R5_HZ * 1000
+        lines.append(f"| {model.upper()} | {r.instructions:,} | {r.cycles:,} | {_mega(theirs)} M | {r.cycle_ratio:.3f}× "
+                     f"| {ms:g} ms ({_mega(best)} M) | {ours:.{1 if ours >= 10 else 2}f} ms |")
+    return "\n".join(lines) + "\n"
 
 
-def readme(only: set[str]) -> str:
-    text = README.read_text()
+def _mega(n: float) -> str:
+    return f"{n / 1e6:.2f}" if n >= 1e6 else f"{n / 1e6:.3f}"
+
+
+def planner_kws() -> str:
+    """docs/planner.md's KWS sentence: the pointwise output, the shift that backward runs allow,
+    the arena and the whole-tensor bound, from the compiled plan."""
+    from microfuse.pipeline import Options, compile_model
+
+    import speed
+
+    compiled = compile_model(speed.MODELS_DIR / speed.MODELS["kws"], Options(name="kws"))
+    big = max(compiled.graph.activations(), key=lambda t: t.nbytes)
+    arena, whole = compiled.plan.arena_bytes, compiled.plan.lower_bound_bytes
+    shift = arena - big.nbytes
+    return (f"In the KWS picture every pointwise convolution writes its {big.nbytes:,}-byte output {shift:,} bytes\n"
+            f"({shift // (big.shape[-1] * big.dtype.size)} pixels of {big.shape[-1]} channels) below its input and "
+            f"every depthwise one {shift:,} bytes above, run\nbackward: two activations of {big.nbytes:,} bytes fit "
+            f"in {arena:,} bytes, where whole tensors need {whole:,}.\n")
+
+
+GENERATORS = {"demo": demo, "mlperf-table": mlperf_table, "cores": cores, "latency": latency,
+              "cycle-table": cycle_table, "planner-kws": planner_kws}
+# the files whose marked blocks they fill
+MARKED_FILES = (README, REPO / "docs" / "cycle-model.md", REPO / "docs" / "planner.md")
+
+
+def marked(path: Path, only: set[str]) -> str:
+    text = path.read_text()
     return MARKED.sub(lambda m: m.group(1) + (GENERATORS[m.group(2)]() if m.group(2) in only else m.group(3))
                       + m.group(4), text)
 
@@ -128,7 +171,7 @@ def main(argv=None) -> int:
     unknown = only - {*GENERATORS, "docs"}
     if unknown:
         p.error(f"unknown block(s) {', '.join(sorted(unknown))}")
-    targets = {README: readme(only)}
+    targets = {path: marked(path, only) for path in MARKED_FILES}
     if "docs" in only:
         targets |= {REPO / "docs" / page: refresh_outputs.refreshed(REPO / "docs" / page)
                     for page in refresh_outputs.PAGES}

@@ -1,4 +1,4 @@
-"""README's figures are re-measured and compared: scripts/update_docs.py --check regenerates each marked
+"""README's and the docs' marked figures are re-measured and compared: scripts/update_docs.py --check regenerates each marked
 block (make demo's output; the MLPerf table, the per-core counts and the latency line from bench/) and fails on a difference."""
 
 from __future__ import annotations
@@ -25,11 +25,18 @@ def test_readme_demo_output_is_what_make_demo_prints():
 @NEEDS_CORPUS
 @pytest.mark.slow
 def test_readme_mlperf_figures_are_measured():
-    check("mlperf-table,cores,latency")
+    check("mlperf-table,cores,latency,cycle-table")
 
 
-def test_every_readme_figure_block_has_a_generator():
+@NEEDS_CORPUS
+def test_planner_page_figures_are_the_plans():
+    check("planner-kws")
+
+
+def test_every_figure_block_has_a_generator():
     import re
 
-    names = re.findall(r"<!-- figures:([\w-]+) -->", (REPO / "README.md").read_text())
-    assert sorted(names) == ["cores", "demo", "latency", "mlperf-table"]
+    pages = {"README.md": ["cores", "demo", "latency", "mlperf-table"], "docs/cycle-model.md": ["cycle-table"],
+             "docs/planner.md": ["planner-kws"]}
+    for page, names in pages.items():
+        assert sorted(re.findall(r"<!-- figures:([\w-]+) -->", (REPO / page).read_text())) == names, page
