@@ -5,9 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES="gcc gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm python3-venv"
+APT_PACKAGES="gcc cmake gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm python3-venv"
 missing=""
 command -v gcc >/dev/null || missing="$missing gcc"
+command -v cmake >/dev/null || missing="$missing cmake"  # the CMake, Zephyr and multi-model tests
 command -v arm-none-eabi-gcc >/dev/null || missing="$missing gcc-arm-none-eabi libnewlib-arm-none-eabi"
 command -v qemu-system-arm >/dev/null || missing="$missing qemu-system-arm"
 python3 -c "import ensurepip, venv" 2>/dev/null || missing="$missing python3-venv"

@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import NEEDS_ARM, REPO
+from conftest import CI, NEEDS_ARM, REPO
 
 from microfuse.pipeline import Options, build
 
@@ -188,7 +188,7 @@ def _compile_commands(cmake_args: list[str], library: Path, tmp: Path) -> str:
     return " ".join(e["command"] for e in json.loads((app / "build" / "compile_commands.json").read_text()))
 
 
-@pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake not installed")
+@pytest.mark.skipif(shutil.which("cmake") is None and not CI, reason="cmake not installed")
 @pytest.mark.parametrize("args, flag, absent", [([], "-O2", None), (["-DCMAKE_BUILD_TYPE=Debug"], "-g", "-O2"),
                                                 (["-Dtiny_OPTIMIZE=-Os"], "-Os", "-O2")],
                          ids=["no-build-type", "debug", "override"])
