@@ -1,9 +1,20 @@
 """`python -m microfuse`: the same as the `microfuse` command."""
 
-try:  # from the first statement on: a signal while Python imports is no traceback either
-    from .signals import Terminated, handled
+import signal
 
+# While Python imports, a signal is only noted (raising inside importlib's callbacks prints
+# "Exception ignored"); once the CLI is loaded, signals.handled() unwinds and cleans up.
+_early: list[int] = []
+for _s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    if signal.getsignal(_s) is not signal.SIG_IGN:
+        signal.signal(_s, lambda signum, frame: _early.append(signum))
+
+from .signals import Terminated, handled  # noqa: E402
+
+try:
     with handled():
+        if _early:
+            raise KeyboardInterrupt if _early[0] == signal.SIGINT else Terminated(_early[0])
         from .cli import main
 
         status = main()
