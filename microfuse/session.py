@@ -16,6 +16,7 @@ from .errors import MicrofuseError, TargetError
 from .progress import progress
 from .targets import open_session
 from .targets.cycles import MODEL_NOTE, cycle_model
+from .targets.footprint import core_of
 from .targets.firmware import build_firmware, build_with_firmware as build
 from .targets.runner import open_runner
 from .verify import make_samples
@@ -138,6 +139,7 @@ def bench(model, board_name: str, options: Options = Options(), port: str | None
                 counts.append(session.invoke(sample)[1])
                 if estimate:
                     cycles.append(_span(session.marks))
+            stack = session.stack(sample)
         tick(1, "building the per-call timing firmware")
         traced = build_firmware(board, lib, compiled.name, Path(tmp) / "traced", extra_cflags=["-DMF_TRACE"])
         tick(1, "per-call run")
@@ -152,7 +154,8 @@ def bench(model, board_name: str, options: Options = Options(), port: str | None
     for row, start, end in zip(per_call, [0, *call_cycles], call_cycles):
         row["cycles"] = end - start
     result = {"board": board.name, "model": compiled.name, unit: counts[0],
-              "repeatable": len(set(counts)) == 1 and len(set(cycles)) <= 1, "per_op": per_call}
+              "repeatable": len(set(counts)) == 1 and len(set(cycles)) <= 1, "per_op": per_call,
+              "stack_bytes": stack, "core": core_of(board), "cpu": board.cpu}
     if estimate:
         result["cycles"], result["cycle_model"] = cycles[0], MODEL_NOTE
     result["text"] = _table(result, unit)
@@ -182,6 +185,7 @@ def _table(result: dict, unit: str) -> str:
         if est and "cycles" in row:
             line += f" {row['cycles']:>12,} {_per_mac(row['cycles'], row['macs']):>8}"
         lines.append(line)
+    lines.append(f"stack: {result['stack_bytes']:,} B below the caller's stack pointer (painted and scanned on the board)")
     lines.append("per-call counts come from a build with a timer read after each call (±1 tick each)"
                  + ("; per-call cycles are exact for that build" if est else ""))
     return "\n".join(lines)

@@ -29,6 +29,38 @@ void mf_trace(int call, const void *data, size_t bytes)
 #endif
 static volatile uint8_t current_cmd;
 
+/* Stack painting, for an INVOKE with MF_FLAG_STACK: the words from the lowest address the stack
+ * may reach up to the stack pointer get a pattern; after the invoke, the lowest changed word is
+ * the deepest it reached. Interrupts are masked for that invoke, so the figure is the model's
+ * stack alone, without the SysTick frame mf_timer_align's interrupt may push at any depth. */
+extern uint32_t _sstack;
+#define MF_STACK_PATTERN 0x5AC3A53Cu
+static uint32_t stack_used;
+
+static inline __attribute__((always_inline)) uint32_t *stack_pointer(void)
+{
+    uint32_t *sp;
+    __asm volatile("mov %0, sp" : "=r"(sp));
+    return sp;
+}
+
+/* volatile: a plain loop may become a memset call, whose own frame lies in the painted words */
+static inline __attribute__((always_inline)) void paint_stack(uint32_t *top)
+{
+    for (volatile uint32_t *w = &_sstack; w < top; w++) {
+        *w = MF_STACK_PATTERN;
+    }
+}
+
+static uint32_t stack_depth(const uint32_t *top)
+{
+    const volatile uint32_t *w = &_sstack;
+    while (w < top && *w == MF_STACK_PATTERN) {
+        w++;
+    }
+    return (uint32_t)((const uint8_t *)top - (const uint8_t *)w);
+}
+
 static void put_byte(uint8_t b)
 {
     tx_crc = mf_crc32_update(tx_crc, b);
@@ -177,7 +209,7 @@ static void do_hello(void)
     end_response();
 }
 
-static void do_invoke(uint32_t len)
+static void do_invoke(uint32_t len, uint8_t flags)
 {
     int n_in = mf_model_inputs(), n_out = mf_model_outputs();
     if (len != total_bytes(n_in, mf_model_input_bytes)) {
@@ -195,8 +227,15 @@ static void do_invoke(uint32_t len)
         respond_status(MF_STATUS_BAD_CRC, MF_CMD_INVOKE);
         return;
     }
+    uint32_t *top = stack_pointer();
+    if (flags & MF_FLAG_STACK) {
+        paint_stack(top);
+        __asm volatile("cpsid i" ::: "memory");
+    }
 #ifdef MF_ICOUNT_ALIGN
-    mf_timer_align();
+    else {
+        mf_timer_align();
+    }
 #endif
     uint32_t start = mf_timer_ticks();
 #ifdef MF_TRACE
@@ -205,6 +244,10 @@ static void do_invoke(uint32_t len)
 #endif
     int rc = mf_model_invoke();
     uint32_t ticks = mf_timer_ticks() - start;
+    if (flags & MF_FLAG_STACK) {
+        __asm volatile("cpsie i" ::: "memory");
+        stack_used = stack_depth(top);
+    }
     begin_response(MF_STATUS_OK, MF_CMD_INVOKE, rc, ticks, total_bytes(n_out, mf_model_output_bytes));
     for (int i = 0; i < n_out; i++) {
         put_bytes((const uint8_t *)mf_model_output(i), mf_model_output_bytes(i));
@@ -231,6 +274,10 @@ static void do_simple(uint8_t cmd, uint32_t len)
         respond_status(MF_STATUS_BAD_CRC, cmd);
     } else if (cmd == MF_CMD_HELLO) {
         do_hello();
+    } else if (cmd == MF_CMD_STACK) {
+        begin_response(MF_STATUS_OK, cmd, 0, 0, 4u);
+        put_u32(stack_used);
+        end_response();
 #ifdef MF_TRACE
     } else if (cmd == MF_CMD_TRACE) {
         do_trace();
@@ -256,12 +303,12 @@ int main(void)
     for (;;) {
         wait_magic();
         uint8_t cmd = get_byte();
-        (void)get_byte(); /* flags: none defined yet */
+        uint8_t flags = get_byte();
         uint32_t len = get_u32();
         current_cmd = cmd;
         if (cmd == MF_CMD_INVOKE) {
-            do_invoke(len);
-        } else if (cmd == MF_CMD_HELLO || cmd == MF_CMD_EXIT || cmd == MF_CMD_TRACE) {
+            do_invoke(len, flags);
+        } else if (cmd == MF_CMD_HELLO || cmd == MF_CMD_EXIT || cmd == MF_CMD_TRACE || cmd == MF_CMD_STACK) {
             do_simple(cmd, len);
         } else {
             respond_status(MF_STATUS_BAD_COMMAND, cmd);

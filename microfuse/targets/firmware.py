@@ -156,5 +156,15 @@ def target_sections(compiled, out: Path) -> dict:
 
 def build_with_firmware(model, out_dir, options, report: dict | None = None):
     """microfuse.pipeline.build, and for options.board its firmware (out/firmware/NAME.elf), the
-    report's board sections and totals: the board step sits above the library build."""
-    return build(model, out_dir, options, sections=target_sections, report=report)
+    report's board sections and totals: the board step sits above the library build. A bench in
+    `report` replaces the stack bound of the totals for its core by the stack it painted."""
+    bench = (report or {}).get("bench")
+
+    def sections(compiled, out: Path) -> dict:
+        found = target_sections(compiled, out)
+        if bench and found.get("footprint"):
+            from .footprint import with_painted_stack
+
+            found["footprint"] = [with_painted_stack(t, bench) for t in found["footprint"]]
+        return found
+    return build(model, out_dir, options, sections=sections, report=report)

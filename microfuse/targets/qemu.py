@@ -13,14 +13,13 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
 import serial
 
 from microfuse.boards import Board
 from microfuse.errors import TargetError
 from microfuse.targets.tools import QEMU_INSTALL, require_tool
 from microfuse.targets.cycles import Mark, MarkReader, plugin_args
-from microfuse.targets.serial_link import FirmwareInfo, SerialLink
+from microfuse.targets.serial_link import FirmwareInfo, SerialLink, as_bytes
 
 EXIT_HARDFAULT = 125       # MF_EXIT_HARDFAULT in boards/common/mf_target.h
 EXIT_IDLE = 124            # MF_EXIT_IDLE: the harness heard nothing for MF_IDLE_EXIT_POLLS polls (harness.c)
@@ -184,13 +183,20 @@ class QemuSession:
         """Run the model once on `inputs` (bytes or numpy arrays, one per model input)."""
         if self.link is None or self.proc is None or self.proc.poll() is not None:
             raise TargetError(self._exit_text() or "QEMU is not running")
-        data = [b if isinstance(b, (bytes, bytearray)) else np.ascontiguousarray(b).tobytes() for b in inputs]
+        data = as_bytes(inputs)
         outputs, ticks, rc = self._guard(lambda: self.link.invoke(data))
         if self._marks is not None:
             self.marks = self._marks.new_marks()
         if rc != 0:
             raise TargetError(f"model invoke() returned {rc} on board '{self.board.name}'")
         return outputs, self.board.count_from_ticks(ticks)
+
+    def stack(self, inputs) -> int:
+        """Stack bytes one invoke on `inputs` uses, painted and scanned by the firmware."""
+        used = self._guard(lambda: self.link.stack(as_bytes(inputs)))
+        if self._marks is not None:
+            self._marks.new_marks()  # that invoke's timer reads belong to no bench
+        return used
 
     # ---- internals ----
 

@@ -8,6 +8,7 @@ import time
 import zlib
 from dataclasses import dataclass
 
+import numpy as np
 import serial
 
 from microfuse.errors import TargetError
@@ -15,7 +16,8 @@ from microfuse.errors import TargetError
 PROTOCOL_VERSION = 1
 REQ_MAGIC = b"Mq"
 RSP_MAGIC = b"Mr"
-CMD_HELLO, CMD_INVOKE, CMD_EXIT, CMD_TRACE = ord("H"), ord("I"), ord("X"), ord("T")
+CMD_HELLO, CMD_INVOKE, CMD_EXIT, CMD_TRACE, CMD_STACK = ord("H"), ord("I"), ord("X"), ord("T"), ord("S")
+FLAG_STACK = 0x01  # INVOKE: paint and scan the stack (mf_protocol.h MF_FLAG_STACK)
 STATUS_OK, STATUS_BAD_CRC, STATUS_BAD_LENGTH, STATUS_BAD_COMMAND = 0, 1, 2, 3
 STATUS_FAULT = 0xFA
 
@@ -41,8 +43,13 @@ def crc32(data: bytes) -> int:
     return zlib.crc32(data) & 0xFFFFFFFF
 
 
-def encode_request(cmd: int, payload: bytes = b"") -> bytes:
-    frame = REQ_HEADER.pack(REQ_MAGIC, cmd, 0, len(payload)) + payload
+def as_bytes(inputs) -> list[bytes]:
+    """Input tensors (numpy arrays or bytes) as the bytes the firmware receives."""
+    return [b if isinstance(b, (bytes, bytearray)) else np.ascontiguousarray(b).tobytes() for b in inputs]
+
+
+def encode_request(cmd: int, payload: bytes = b"", flags: int = 0) -> bytes:
+    frame = REQ_HEADER.pack(REQ_MAGIC, cmd, flags, len(payload)) + payload
     return frame + CRC.pack(crc32(frame))
 
 
@@ -141,13 +148,14 @@ class SerialLink:
                 + (f" (inputs {list(input_bytes)} B)" if input_bytes is not None else ""))
         return info
 
-    def invoke(self, inputs: list[bytes]) -> tuple[list[bytes], int, int]:
-        """Send the input tensors, run the model once: (outputs, timer ticks, invoke return code)."""
+    def invoke(self, inputs: list[bytes], flags: int = 0) -> tuple[list[bytes], int, int]:
+        """Send the input tensors, run the model once: (outputs, timer ticks, invoke return code).
+        flags FLAG_STACK: the firmware measures the stack of this invoke (see stack())."""
         info = self.info or self.hello()
         sizes = [len(b) for b in inputs]
         if tuple(sizes) != info.input_bytes:
             raise TargetError(f"inputs of {sizes} bytes do not match the firmware's {list(info.input_bytes)}")
-        rsp = self.request(CMD_INVOKE, b"".join(bytes(b) for b in inputs))
+        rsp = self.request(CMD_INVOKE, b"".join(bytes(b) for b in inputs), flags)
         if len(rsp.payload) != sum(info.output_bytes):
             raise TargetError(f"target sent {len(rsp.payload)} output bytes, expected {sum(info.output_bytes)}")
         outputs, at = [], 0
@@ -163,18 +171,27 @@ class SerialLink:
         ticks = struct.unpack(f"<{len(rsp.payload) // 4}I", rsp.payload)
         return [(t - ticks[0]) & 0xFFFFFFFF for t in ticks[1:]]
 
+    def stack(self, inputs: list[bytes]) -> int:
+        """Bytes of stack one invoke on `inputs` uses below the harness's stack pointer at the
+        call: the firmware paints the stack, runs it with interrupts masked, and scans."""
+        self.invoke(as_bytes(inputs), FLAG_STACK)
+        rsp = self.request(CMD_STACK)
+        if len(rsp.payload) != 4:
+            raise TargetError(f"target sent {len(rsp.payload)} bytes for STACK, expected 4")
+        return struct.unpack("<I", rsp.payload)[0]
+
     def exit(self) -> None:
         """Ask the firmware to end (QEMU then exits with status 0)."""
         self.request(CMD_EXIT)
 
     # ---- framing ----
 
-    def request(self, cmd: int, payload: bytes = b"") -> Response:
+    def request(self, cmd: int, payload: bytes = b"", flags: int = 0) -> Response:
         """Send one request and return its OK response; anything else is a TargetError."""
         if self._dirty:
             self.resync()
         self._dirty = True  # until a good response proves the stream is aligned again
-        self._write(encode_request(cmd, payload))
+        self._write(encode_request(cmd, payload, flags))
         rsp = self.read_response()
         self._dirty = False
         if rsp.status == STATUS_FAULT:
@@ -292,8 +309,11 @@ class BoardSession:
             self.link.close()
 
     def invoke(self, inputs) -> tuple[list[bytes], int]:
-        data = [b if isinstance(b, (bytes, bytearray)) else b.tobytes() for b in inputs]
-        outputs, ticks, rc = self.link.invoke(data)
+        outputs, ticks, rc = self.link.invoke(as_bytes(inputs))
         if rc != 0:
             raise TargetError(f"model invoke() returned {rc} on board '{self.board.name}'")
         return outputs, self.board.count_from_ticks(ticks)
+
+    def stack(self, inputs) -> int:
+        """Stack bytes one invoke on `inputs` uses (SerialLink.stack)."""
+        return self.link.stack(inputs)
