@@ -1,0 +1,79 @@
+"""Lowering of REDUCE_MAX/MIN/ALL, SUM and ARG_MAX/ARG_MIN (runtime_c/include/mf_reduce.h): the
+reductions walk MEAN's geometry (mf_mean_params); int8 SUM is MEAN's kernel with the unscaled
+multiplier, which is TFLM's QuantizedMeanOrSum with compute_sum."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir import DType, Op
+from ..quant import quantize_multiplier
+from .call import Call
+from .kernels import KernelSpec, declare, make
+from .registry import lowering
+
+INT8, FLOAT32, BOOL = DType.INT8, DType.FLOAT32, DType.BOOL
+DIMS = 6  # MF_MEAN_DIMS
+SUFFIX = {INT8: "s8", FLOAT32: "f32", BOOL: "b"}
+
+declare({"mf_arg_params": ("outer", "axis", "inner")},
+        *(KernelSpec(f"mf_reduce_{k}_{t}", "mf_mean_params", "mf_reduce.c") for k in ("max", "min")
+          for t in ("s8", "f32")),
+        KernelSpec("mf_reduce_all_b", "mf_mean_params", "mf_reduce.c"),
+        KernelSpec("mf_sum_f32", "mf_mean_params", "mf_reduce.c"),
+        *(KernelSpec(f"mf_arg_{k}_{t}", "mf_arg_params", "mf_reduce.c") for k in ("max", "min")
+          for t in ("s8", "f32")))
+
+
+def _c_array(values) -> str:
+    return "{" + ", ".join(str(int(v)) for v in values) + "}"
+
+
+def _elements(shape) -> int:
+    return int(np.prod(shape, dtype=np.int64))
+
+
+def reduce_geometry(op: Op) -> dict[str, object]:
+    """mf_mean_params' walk: the kept axes (output order) and the reduced axes, element strides."""
+    shape = op.inputs[0].shape
+    rank = len(shape)
+    axes = sorted({int(a) % rank for a in np.asarray(op.inputs[1].data).reshape(-1)})
+    strides = [_elements(shape[d + 1:]) for d in range(rank)]
+    kept = [d for d in range(rank) if d not in axes]
+    pad = lambda v: list(v) + [0] * (DIMS - len(v))  # noqa: E731
+    return dict(n_kept=len(kept), kept_shape=_c_array(pad([shape[d] for d in kept])),
+                kept_stride=_c_array(pad([strides[d] for d in kept])), n_reduced=len(axes),
+                reduced_shape=_c_array(pad([shape[d] for d in axes])),
+                reduced_stride=_c_array(pad([strides[d] for d in axes])),
+                count=_elements([shape[d] for d in axes]))
+
+
+@lowering("REDUCE_MAX", INT8, FLOAT32)
+@lowering("REDUCE_MIN", INT8, FLOAT32)
+@lowering("REDUCE_ALL", BOOL)
+def lower_reduce(op: Op, lw) -> Call:
+    src = op.inputs[0]
+    name = f"mf_{op.kind.lower()}_{SUFFIX[src.dtype]}"
+    return make(name, reduce_geometry(op), [src], op.outputs, [op])
+
+
+@lowering("SUM", INT8, FLOAT32)
+def lower_sum(op: Op, lw) -> Call:
+    src, dst = op.inputs[0], op.outputs[0]
+    params = reduce_geometry(op)
+    if src.dtype == FLOAT32:
+        return make("mf_sum_f32", params, [src], [dst], [op])
+    mult, shift = quantize_multiplier(float(src.quant.scale[0]) / float(dst.quant.scale[0]))
+    params.update(input_zero_point=int(src.quant.zero_point[0]), output_zero_point=int(dst.quant.zero_point[0]),
+                  multiplier=mult, shift=shift)
+    return make("mf_mean_s8", params, [src], [dst], [op])
+
+
+@lowering("ARG_MAX", INT8, FLOAT32)
+@lowering("ARG_MIN", INT8, FLOAT32)
+def lower_arg(op: Op, lw) -> Call:
+    src = op.inputs[0]
+    shape = src.shape
+    axis = int(np.asarray(op.inputs[1].data).reshape(-1)[0]) % len(shape)
+    params = dict(outer=_elements(shape[:axis]), axis=shape[axis], inner=_elements(shape[axis + 1:]))
+    return make(f"mf_{op.kind.lower()}_{SUFFIX[src.dtype]}", params, [src], op.outputs, [op])

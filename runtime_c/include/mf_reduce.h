@@ -1,0 +1,31 @@
+/* microfuse runtime: reductions beside MEAN, as TFLite Micro computes them: REDUCE_MAX / REDUCE_MIN
+ * (int8 on the stored values, float32), REDUCE_ALL (bool), SUM (float32; int8 SUM is mf_mean_s8 with
+ * the unscaled multiplier), ARG_MAX / ARG_MIN (int32 output), L2_NORMALIZATION, LOG_SOFTMAX and
+ * L2_POOL_2D. The reductions walk MEAN's geometry (mf_mean_params, mf_data.h). */
+#ifndef MF_REDUCE_H
+#define MF_REDUCE_H
+
+#include <stdbool.h>
+
+#include "mf_data.h"
+
+void mf_reduce_max_s8(const mf_mean_params *p, const int8_t *in, int8_t *out);
+void mf_reduce_min_s8(const mf_mean_params *p, const int8_t *in, int8_t *out);
+void mf_reduce_max_f32(const mf_mean_params *p, const float *in, float *out);
+void mf_reduce_min_f32(const mf_mean_params *p, const float *in, float *out);
+void mf_reduce_all_b(const mf_mean_params *p, const bool *in, bool *out);
+void mf_sum_f32(const mf_mean_params *p, const float *in, float *out);
+
+/* ARG_MAX / ARG_MIN over the middle axis of [outer, axis, inner]; the first extreme wins ties. */
+typedef struct {
+    int32_t outer;
+    int32_t axis;
+    int32_t inner;
+} mf_arg_params;
+
+void mf_arg_max_s8(const mf_arg_params *p, const int8_t *in, int32_t *out);
+void mf_arg_min_s8(const mf_arg_params *p, const int8_t *in, int32_t *out);
+void mf_arg_max_f32(const mf_arg_params *p, const float *in, int32_t *out);
+void mf_arg_min_f32(const mf_arg_params *p, const float *in, int32_t *out);
+
+#endif /* MF_REDUCE_H */
