@@ -16,5 +16,6 @@
 #include "mf_fast.h"
 #include "mf_multi.h"
 #include "mf_reduce.h"
+#include "mf_resize.h"
 
 #endif /* MF_KERNELS_H */
