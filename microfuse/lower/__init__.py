@@ -14,12 +14,8 @@ from __future__ import annotations
 from .. import ops as opdefs
 from ..errors import MicrofuseError, UnsupportedError
 from ..ir import Op
-<<<<<<< HEAD
-from . import conv, data, elementwise, fc, pool, reduce, siblings, softmax  # noqa: F401  (register)
-from . import reduce_ops, resize  # noqa: F401
-=======
 from . import conv, data, elementwise, fc, int16, pool, reduce, siblings, softmax  # noqa: F401  (register)
->>>>>>> af7a28061d6696a31e7537ee0c4c7587f9208054
+from . import matmul, reduce_ops, resize  # noqa: F401
 from .call import Call, ConstArray
 from .kernels import SPECS, KernelSpec
 from .registry import LOWERINGS, OPTIMIZE_LEVELS, lowering

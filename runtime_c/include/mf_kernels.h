@@ -17,6 +17,7 @@
 #include "mf_multi.h"
 #include "mf_reduce.h"
 #include "mf_resize.h"
+#include "mf_matmul.h"
 #include "mf_int16.h"
 
 #endif /* MF_KERNELS_H */
