@@ -18,6 +18,7 @@
 #include "mf_reduce.h"
 #include "mf_resize.h"
 #include "mf_matmul.h"
+#include "mf_pool_s16.h"
 #include "mf_int16.h"
 
 #endif /* MF_KERNELS_H */
