@@ -1,15 +1,18 @@
-"""Lowering of REDUCE_MAX/MIN/ALL, SUM and ARG_MAX/ARG_MIN (runtime_c/include/mf_reduce.h): the
-reductions walk MEAN's geometry (mf_mean_params); int8 SUM is MEAN's kernel with the unscaled
-multiplier, which is TFLM's QuantizedMeanOrSum with compute_sum."""
+"""Lowering of REDUCE_MAX/MIN/ALL, SUM, ARG_MAX/ARG_MIN, L2_NORMALIZATION, LOG_SOFTMAX and L2_POOL_2D
+(runtime_c/include/mf_reduce.h): the reductions walk MEAN's geometry (mf_mean_params); int8 SUM is
+MEAN's kernel with the unscaled multiplier, which is TFLM's QuantizedMeanOrSum with compute_sum."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from .. import views
 from ..ir import DType, Op
 from ..quant import quantize_multiplier
 from .call import Call
-from .kernels import KernelSpec, declare, make
+from .common import float_act
+from .kernels import WINDOW, KernelSpec, declare, make
+from .pool import pool_window
 from .registry import lowering
 
 INT8, FLOAT32, BOOL = DType.INT8, DType.FLOAT32, DType.BOOL
@@ -77,3 +80,36 @@ def lower_arg(op: Op, lw) -> Call:
     axis = int(np.asarray(op.inputs[1].data).reshape(-1)[0]) % len(shape)
     params = dict(outer=_elements(shape[:axis]), axis=shape[axis], inner=_elements(shape[axis + 1:]))
     return make(f"mf_{op.kind.lower()}_{SUFFIX[src.dtype]}", params, [src], op.outputs, [op])
+
+
+declare({"mf_rows_params": ("outer", "depth", "input_zero_point")},
+        KernelSpec("mf_l2_normalization_s8", "mf_rows_params", "mf_norm.c"),
+        KernelSpec("mf_l2_normalization_f32", "mf_rows_params", "mf_norm.c"),
+        KernelSpec("mf_log_softmax_f32", "mf_rows_params", "mf_norm.c"),
+        KernelSpec("mf_l2_pool_f32", "mf_pool_f32_params", "mf_norm.c", access=WINDOW),
+        defaults={"mf_rows_params": {"input_zero_point": 0}})
+
+
+def _rows(op: Op) -> dict[str, int]:
+    shape = op.inputs[0].shape
+    return dict(outer=_elements(shape[:-1]), depth=shape[-1] if shape else 1)
+
+
+@lowering("L2_NORMALIZATION", INT8, FLOAT32)
+def lower_l2_normalization(op: Op, lw) -> Call:
+    src = op.inputs[0]
+    params = _rows(op)
+    if src.dtype == INT8:
+        params["input_zero_point"] = int(src.quant.zero_point[0])
+    return make(f"mf_l2_normalization_{SUFFIX[src.dtype]}", params, [src], op.outputs, [op])
+
+
+@lowering("LOG_SOFTMAX", FLOAT32)
+def lower_log_softmax(op: Op, lw) -> Call:
+    return make("mf_log_softmax_f32", _rows(op), [op.inputs[0]], op.outputs, [op])
+
+
+@lowering("L2_POOL_2D", FLOAT32)
+def lower_l2_pool(op: Op, lw) -> Call:
+    params = dict(pool_window(op), **float_act(op), out_stride=views.element_stride(op.outputs[0]))
+    return make("mf_l2_pool_f32", params, [op.inputs[0]], op.outputs, [op])

@@ -75,6 +75,8 @@ def _infer_same(op: Op):
 
 
 def _l2norm_checks(op: Op) -> str | None:
+    if len(op.inputs[0].shape) > 4:
+        return f"input of rank {len(op.inputs[0].shape)} (TFLM takes at most 4)"
     if op.attrs.activation != "NONE":
         return f"fused activation {op.attrs.activation} is not supported (TFLM supports none)"
     x, o = op.inputs[0], op.outputs[0]
@@ -112,6 +114,6 @@ register(
     OpDef("ARG_MAX", ArgAttrs, _infer_arg, (const_input(1, "axis"), _arg_checks)),
     OpDef("ARG_MIN", ArgAttrs, _infer_arg, (const_input(1, "axis"), _arg_checks)),
     OpDef("L2_NORMALIZATION", L2NormAttrs, _infer_same, (quantized_if_int8, _l2norm_checks)),
-    OpDef("LOG_SOFTMAX", NoAttrs, _infer_same, (quantized_if_int8, _log_softmax_checks)),
+    OpDef("LOG_SOFTMAX", NoAttrs, _infer_same, (quantized_if_int8, _log_softmax_checks), dtypes=F32),
     OpDef("L2_POOL_2D", PoolAttrs, _infer_pool, (rank(4), _pool_window, activation_supported), dtypes=F32),
 )

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "mf_data.h"
+#include "mf_pool.h"
 
 void mf_reduce_max_s8(const mf_mean_params *p, const int8_t *in, int8_t *out);
 void mf_reduce_min_s8(const mf_mean_params *p, const int8_t *in, int8_t *out);
@@ -27,5 +28,19 @@ void mf_arg_max_s8(const mf_arg_params *p, const int8_t *in, int32_t *out);
 void mf_arg_min_s8(const mf_arg_params *p, const int8_t *in, int32_t *out);
 void mf_arg_max_f32(const mf_arg_params *p, const float *in, int32_t *out);
 void mf_arg_min_f32(const mf_arg_params *p, const float *in, int32_t *out);
+
+/* L2_NORMALIZATION and LOG_SOFTMAX over the last axis: `outer` rows of `depth` values. */
+typedef struct {
+    int32_t outer;
+    int32_t depth;
+    int32_t input_zero_point; /* int8 L2_NORMALIZATION (the output is 1/128 with zero point 0) */
+} mf_rows_params;
+
+void mf_l2_normalization_s8(const mf_rows_params *p, const int8_t *in, int8_t *out);
+void mf_l2_normalization_f32(const mf_rows_params *p, const float *in, float *out);
+void mf_log_softmax_f32(const mf_rows_params *p, const float *in, float *out);
+
+/* L2_POOL_2D (float32): sqrt(sum of squares / taps inside the image), then the activation clamp. */
+void mf_l2_pool_f32(const mf_pool_f32_params *p, const float *input, float *output);
 
 #endif /* MF_REDUCE_H */
