@@ -4,12 +4,16 @@ MEAN's kernel with the unscaled multiplier, which is TFLM's QuantizedMeanOrSum w
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from .. import fixedpoint as fp
 from .. import views
+from ..errors import UnsupportedError
 from ..ir import DType, Op
 from ..quant import quantize_multiplier
-from .call import Call
+from .call import Call, ConstArray
 from .common import float_act
 from .kernels import WINDOW, KernelSpec, declare, make
 from .pool import pool_window
@@ -113,3 +117,33 @@ def lower_log_softmax(op: Op, lw) -> Call:
 def lower_l2_pool(op: Op, lw) -> Call:
     params = dict(pool_window(op), **float_act(op), out_stride=views.element_stride(op.outputs[0]))
     return make("mf_l2_pool_f32", params, [op.inputs[0]], op.outputs, [op])
+
+
+declare({"mf_log_softmax_s8_params": ("outer", "depth", "diff_min", "rev_multiplier", "rev_shift", "q5", "exp12")},
+        KernelSpec("mf_log_softmax_s8", "mf_log_softmax_s8_params", "mf_norm.c"))
+SCALED_DIFF_BITS = 5  # TFLM log_softmax.cc kScaledDiffIntegerBits (beta 1)
+
+
+def log_softmax_tables(input_scale: float) -> dict[str, object]:
+    """TFLM's PreprocessLogSoftmaxScalingExp and CalculateInputRadius, and per row-max difference
+    d = 0..255 the rescaled difference (Q5.26) and its exp rescaled to Q12.19 (0 below diff_min)."""
+    real = min(input_scale * (1 << (31 - SCALED_DIFF_BITS)), (1 << 31) - 1.0)
+    mult, left = quantize_multiplier(real)
+    if left < 0:
+        raise UnsupportedError(f"LOG_SOFTMAX input scale {input_scale:g} is too small for TFLM's kernel")
+    rev_mult, rev_shift = quantize_multiplier((1 << (31 - left)) / float(mult))
+    diff_min = -math.floor(((1 << SCALED_DIFF_BITS) - 1) * (1 << (31 - SCALED_DIFF_BITS)) / 2.0 ** left)
+    q5, exp12 = np.zeros(256, np.int32), np.zeros(256, np.int32)
+    for d in range(256):
+        if -d >= diff_min:
+            q5[d] = fp.srdhm(fp.wrap32(-d * (1 << left)), mult)
+            exp12[d] = fp.rescale(fp.exp_on_negative_values(int(q5[d]), SCALED_DIFF_BITS), 0, 12)
+    return dict(diff_min=diff_min, rev_multiplier=rev_mult, rev_shift=rev_shift, q5=ConstArray("q5", q5),
+                exp12=ConstArray("exp12", exp12))
+
+
+@lowering("LOG_SOFTMAX", INT8)
+def lower_log_softmax_s8(op: Op, lw) -> Call:
+    src = op.inputs[0]
+    params = dict(_rows(op), **log_softmax_tables(float(src.quant.scale[0])))
+    return make("mf_log_softmax_s8", params, [src], op.outputs, [op])

@@ -114,6 +114,6 @@ register(
     OpDef("ARG_MAX", ArgAttrs, _infer_arg, (const_input(1, "axis"), _arg_checks)),
     OpDef("ARG_MIN", ArgAttrs, _infer_arg, (const_input(1, "axis"), _arg_checks)),
     OpDef("L2_NORMALIZATION", L2NormAttrs, _infer_same, (quantized_if_int8, _l2norm_checks)),
-    OpDef("LOG_SOFTMAX", NoAttrs, _infer_same, (quantized_if_int8, _log_softmax_checks), dtypes=F32),
+    OpDef("LOG_SOFTMAX", NoAttrs, _infer_same, (quantized_if_int8, _log_softmax_checks)),
     OpDef("L2_POOL_2D", PoolAttrs, _infer_pool, (rank(4), _pool_window, activation_supported), dtypes=F32),
 )

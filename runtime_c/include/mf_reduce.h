@@ -40,6 +40,20 @@ void mf_l2_normalization_s8(const mf_rows_params *p, const int8_t *in, int8_t *o
 void mf_l2_normalization_f32(const mf_rows_params *p, const float *in, float *out);
 void mf_log_softmax_f32(const mf_rows_params *p, const float *in, float *out);
 
+/* int8 LOG_SOFTMAX (TFLM LogSoftmaxQuantized; output scale 16/256, zero point 127). Per row-max
+ * difference d = max - x (0..255), compiled from the input scale: q5[d], the rescaled difference
+ * (Q5.26), and exp12[d], its exp in Q12.19 (0 where TFLM skips it, below diff_min). */
+typedef struct {
+    int32_t outer;
+    int32_t depth;
+    int32_t diff_min;
+    int32_t rev_multiplier, rev_shift; /* reverse_scaling_divisor and its (left) shift */
+    const int32_t *q5;
+    const int32_t *exp12;
+} mf_log_softmax_s8_params;
+
+void mf_log_softmax_s8(const mf_log_softmax_s8_params *p, const int8_t *in, int8_t *out);
+
 /* L2_POOL_2D (float32): sqrt(sum of squares / taps inside the image), then the activation clamp. */
 void mf_l2_pool_f32(const mf_pool_f32_params *p, const float *input, float *output);
 

@@ -118,6 +118,86 @@ void mf_log_softmax_f32(const mf_rows_params *p, const float *in, float *out)
     }
 }
 
+static int32_t mf_sat_add(int32_t a, int32_t b)
+{
+    const int64_t s = (int64_t)a + b;
+    return (int32_t)MF_CLAMP(s, INT32_MIN, INT32_MAX);
+}
+
+/* gemmlowp RoundingHalfSum: (a + b) / 2 rounded half away from zero. */
+static int32_t mf_half_sum(int32_t a, int32_t b)
+{
+    const int64_t s = (int64_t)a + b;
+    return (int32_t)((s + (s >= 0 ? 1 : -1)) / 2);
+}
+
+/* gemmlowp one_over_one_plus_x_for_x_in_0_1, Q0.31: Newton-Raphson in Q2.29. */
+static int32_t mf_one_over_one_plus_x(int32_t a)
+{
+    const int32_t half_denominator = mf_half_sum(a, INT32_MAX);
+    int32_t x = 1515870810 + mf_sat_round_doubling_high_mul(half_denominator, -1010580540), i;
+    for (i = 0; i < 3; i++) {
+        const int32_t one_minus = (1 << 29) - mf_sat_round_doubling_high_mul(half_denominator, x);
+        x = x + mf_sat_shift_left(mf_sat_round_doubling_high_mul(x, one_minus), 2);
+    }
+    return mf_sat_shift_left(x, 1);
+}
+
+/* TFLM's log_x_for_x_greater_than_or_equal_to_1<5>(Q12.19 input): log in Q5.26, computed in Q6.25. */
+static int32_t mf_log_q12_to_q5(int32_t z_a)
+{
+    const int32_t log_2 = 1488522236, sqrt_sqrt_half = 1805811301, sqrt_half = 1518500250;
+    const int32_t alpha_n = 117049297, alpha_d = 127690142, alpha_i = 1057819769, alpha_f = 638450708;
+    const int32_t quarter = mf_rounding_divide_by_pot(536870912, 6); /* 1/4 in Q6.25 */
+    const int a_headroom_plus_1 = mf_clz32((uint32_t)z_a);
+    const int32_t r_a_tmp = mf_sat_shift_left(z_a, a_headroom_plus_1 - 1);
+    const int32_t r_a = mf_sat_shift_left(mf_sat_round_doubling_high_mul(r_a_tmp, sqrt_half), 1);
+    const int32_t a_pow_2 = mf_sat_add(mf_sat_shift_left(12 - a_headroom_plus_1, 25), quarter);
+    const int32_t z_b = mf_sat_round_doubling_high_mul(z_a, sqrt_half);
+    const int b_headroom = mf_clz32((uint32_t)z_b) - 1;
+    const int32_t r_b = mf_sat_shift_left(z_a, b_headroom);
+    const int32_t b_pow_2 = mf_sat_add(mf_sat_shift_left(12 - b_headroom, 25), -quarter);
+    const int32_t r = MF_MIN(r_a, r_b), z_pow_2 = MF_MAX(a_pow_2, b_pow_2);
+    const int32_t p = mf_half_sum(r, sqrt_sqrt_half);
+    const int32_t q = 2 * (r - sqrt_sqrt_half);
+    const int32_t sq = mf_sat_round_doubling_high_mul(q, q);
+    const int32_t num = mf_sat_round_doubling_high_mul(q, r) +
+                        mf_sat_round_doubling_high_mul(mf_sat_round_doubling_high_mul(q, sq), alpha_n);
+    const int32_t denom = mf_sat_round_doubling_high_mul(p, alpha_i + q + mf_sat_round_doubling_high_mul(alpha_d, sq)) +
+                          mf_sat_round_doubling_high_mul(alpha_f, q);
+    const int32_t recip = mf_one_over_one_plus_x(denom);
+    const int32_t num_scaled = mf_rounding_divide_by_pot(num, 6);
+    return mf_sat_shift_left(mf_sat_round_doubling_high_mul(z_pow_2, log_2) +
+                                 mf_sat_round_doubling_high_mul(num_scaled, recip), 1);
+}
+
+void mf_log_softmax_s8(const mf_log_softmax_s8_params *p, const int8_t *in, int8_t *out)
+{
+    int32_t r, c;
+    for (r = 0; r < p->outer; ++r) {
+        const int8_t *x = in + r * p->depth;
+        int32_t max = INT8_MIN, sum = 0, log_sum, floor;
+        for (c = 0; c < p->depth; ++c) {
+            max = MF_MAX(max, x[c]);
+        }
+        for (c = 0; c < p->depth; ++c) {
+            sum += p->exp12[max - x[c]];
+        }
+        log_sum = mf_log_q12_to_q5(sum);
+        /* TFLM's adjusted_diff_min: the smallest Q5.26 value plus the log, scaled back */
+        floor = MF_MAX(p->diff_min - 1, mf_requantize(log_sum + INT32_MIN, p->rev_multiplier, p->rev_shift));
+        for (c = 0; c < p->depth; ++c) {
+            const int32_t diff = x[c] - max;
+            int32_t v = INT8_MIN;
+            if (diff > floor) {
+                v = mf_rounding_divide_by_pot(p->q5[-diff] - log_sum, 22) + 127;
+                v = MF_CLAMP(v, INT8_MIN, INT8_MAX);
+            }
+            out[r * p->depth + c] = (int8_t)v;
+        }
+    }
+}
+
 void mf_l2_pool_f32(const mf_pool_f32_params *p, const float *input, float *output)
 {
     const int32_t out_stride = p->out_stride ? p->out_stride : p->channels;

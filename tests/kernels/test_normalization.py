@@ -1,4 +1,4 @@
-"""Conformance of L2_NORMALIZATION (int8, float32), LOG_SOFTMAX (float32) and L2_POOL_2D (float32)
+"""Conformance of L2_NORMALIZATION (int8, float32), LOG_SOFTMAX (int8, float32) and L2_POOL_2D (float32)
 against TFLite Micro, seeded: random ranks, depths, windows, activations and input quantizations."""
 
 from __future__ import annotations
@@ -32,7 +32,9 @@ def l2norm_case(rng, dtype: DType):
 
 def log_softmax_case(rng, dtype: DType):
     shape = _shape(rng, 4)
-    return single("LOG_SOFTMAX", [tensor("x", shape, dtype)], tensor("y", shape, dtype), NoAttrs())
+    x = tensor("x", shape, dtype, rand_quant(rng, -2.5, 0) if dtype == INT8 else None)
+    out_q = Quant((f32(16 / 256),), (127,)) if dtype == INT8 else None  # what TFLM requires
+    return single("LOG_SOFTMAX", [x], tensor("y", shape, dtype, out_q), NoAttrs())
 
 
 def l2_pool_case(rng, dtype: DType):
@@ -41,7 +43,8 @@ def l2_pool_case(rng, dtype: DType):
                      pool_attrs(rng, h, w))
 
 
-CASES = [(l2norm_case, INT8), (l2norm_case, FLOAT32), (log_softmax_case, FLOAT32), (l2_pool_case, FLOAT32)]
+CASES = [(l2norm_case, INT8), (l2norm_case, FLOAT32), (log_softmax_case, INT8), (log_softmax_case, FLOAT32),
+         (l2_pool_case, FLOAT32)]
 
 
 @pytest.mark.parametrize("make,dtype", CASES, ids=[f"{m.__name__[:-5]}-{t}" for m, t in CASES])
