@@ -64,7 +64,7 @@ def lower_reduce(op: Op, lw) -> Call:
     return make(name, reduce_geometry(op), [src], op.outputs, [op])
 
 
-@lowering("SUM", INT8, FLOAT32)
+@lowering("SUM", INT8, DType.INT16, FLOAT32)
 def lower_sum(op: Op, lw) -> Call:
     src, dst = op.inputs[0], op.outputs[0]
     params = reduce_geometry(op)
@@ -73,7 +73,7 @@ def lower_sum(op: Op, lw) -> Call:
     mult, shift = quantize_multiplier(float(src.quant.scale[0]) / float(dst.quant.scale[0]))
     params.update(input_zero_point=int(src.quant.zero_point[0]), output_zero_point=int(dst.quant.zero_point[0]),
                   multiplier=mult, shift=shift)
-    return make("mf_mean_s8", params, [src], [dst], [op])
+    return make("mf_mean_s16" if src.dtype == DType.INT16 else "mf_mean_s8", params, [src], [dst], [op])
 
 
 @lowering("ARG_MAX", INT8, FLOAT32)

@@ -21,6 +21,7 @@ declare({"mf_resize_params": ("batches", "in_h", "in_w", "depth", "out_h", "out_
                               "wy", "wx", "fy", "fx")},
         *(KernelSpec(f"mf_resize_{k}_{t}", "mf_resize_params", "mf_resize.c")
           for k in ("nearest", "bilinear") for t in ("s8", "f32")),
+        KernelSpec("mf_resize_nearest_s16", "mf_resize_params", "mf_resize.c"),
         defaults={"mf_resize_params": {k: "NULL" for k in ("y1", "x1", "wy", "wx", "fy", "fx")}})
 
 
@@ -76,7 +77,7 @@ def _i32(name: str, values) -> ConstArray:
     return ConstArray(name, np.asarray(values, np.int32))
 
 
-@lowering("RESIZE_NEAREST_NEIGHBOR", INT8, FLOAT32)
+@lowering("RESIZE_NEAREST_NEIGHBOR", INT8, DType.INT16, FLOAT32)
 @lowering("RESIZE_BILINEAR", INT8, FLOAT32)
 def lower_resize(op: Op, lw) -> Call:
     src, dst = op.inputs[0], op.outputs[0]
@@ -84,7 +85,7 @@ def lower_resize(op: Op, lw) -> Call:
     out_h, out_w = out_size(op)
     a = op.attrs
     params = dict(batches=n, in_h=in_h, in_w=in_w, depth=c, out_h=out_h, out_w=out_w)
-    t = "s8" if src.dtype == INT8 else "f32"
+    t = {INT8: "s8", DType.INT16: "s16", FLOAT32: "f32"}[src.dtype]
     if op.kind == "RESIZE_NEAREST_NEIGHBOR":
         params.update(y0=_i32("y0", nearest(in_h, out_h, a.align_corners, a.half_pixel_centers)),
                       x0=_i32("x0", nearest(in_w, out_w, a.align_corners, a.half_pixel_centers)))

@@ -110,7 +110,7 @@ register(
     OpDef("REDUCE_MAX", ReducerAttrs, _infer_mean, (*_REDUCE, same_quant)),
     OpDef("REDUCE_MIN", ReducerAttrs, _infer_mean, (*_REDUCE, same_quant)),
     OpDef("REDUCE_ALL", ReducerAttrs, _infer_mean, _REDUCE, dtypes=frozenset({DType.BOOL})),
-    OpDef("SUM", ReducerAttrs, _infer_mean, _REDUCE),
+    OpDef("SUM", ReducerAttrs, _infer_mean, _REDUCE, dtypes=frozenset({INT8, DType.INT16, FLOAT32})),
     OpDef("ARG_MAX", ArgAttrs, _infer_arg, (const_input(1, "axis"), _arg_checks)),
     OpDef("ARG_MIN", ArgAttrs, _infer_arg, (const_input(1, "axis"), _arg_checks)),
     OpDef("L2_NORMALIZATION", L2NormAttrs, _infer_same, (quantized_if_int8, _l2norm_checks)),

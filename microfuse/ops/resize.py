@@ -53,5 +53,6 @@ def _options(op: Op) -> str | None:
 _CHECKS = (rank(4), const_input(1, "size"), _size, quantized_if_int8, _same_quant, _options)
 register(
     OpDef("RESIZE_BILINEAR", ResizeAttrs, _infer, _CHECKS),
-    OpDef("RESIZE_NEAREST_NEIGHBOR", ResizeAttrs, _infer, _CHECKS),
+    OpDef("RESIZE_NEAREST_NEIGHBOR", ResizeAttrs, _infer, _CHECKS,
+          dtypes=frozenset({DType.INT8, DType.INT16, DType.FLOAT32})),
 )

@@ -19,6 +19,7 @@ typedef struct {
 } mf_resize_params;
 
 void mf_resize_nearest_s8(const mf_resize_params *p, const int8_t *in, int8_t *out);
+void mf_resize_nearest_s16(const mf_resize_params *p, const int16_t *in, int16_t *out);
 void mf_resize_nearest_f32(const mf_resize_params *p, const float *in, float *out);
 void mf_resize_bilinear_s8(const mf_resize_params *p, const int8_t *in, int8_t *out);
 void mf_resize_bilinear_f32(const mf_resize_params *p, const float *in, float *out);

@@ -19,6 +19,21 @@ void mf_resize_nearest_s8(const mf_resize_params *p, const int8_t *in, int8_t *o
     }
 }
 
+void mf_resize_nearest_s16(const mf_resize_params *p, const int16_t *in, int16_t *out)
+{
+    int32_t b, y, x;
+    for (b = 0; b < p->batches; ++b) {
+        const int16_t *img = in + (size_t)b * p->in_h * p->in_w * p->depth;
+        for (y = 0; y < p->out_h; ++y) {
+            for (x = 0; x < p->out_w; ++x) {
+                memcpy(out, img + ((size_t)p->y0[y] * p->in_w + p->x0[x]) * p->depth,
+                       (size_t)p->depth * sizeof(int16_t));
+                out += p->depth;
+            }
+        }
+    }
+}
+
 void mf_resize_nearest_f32(const mf_resize_params *p, const float *in, float *out)
 {
     int32_t b, y, x;

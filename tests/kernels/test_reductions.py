@@ -1,5 +1,5 @@
-"""Conformance of REDUCE_MAX, REDUCE_MIN, REDUCE_ALL, SUM, ARG_MAX and ARG_MIN against TFLite Micro,
-seeded: random ranks, shapes, axes (negative, repeated), keep_dims and quantizations."""
+"""Conformance of REDUCE_MAX, REDUCE_MIN, REDUCE_ALL, SUM (int8, int16, float32), ARG_MAX and ARG_MIN
+against TFLite Micro, seeded: random ranks, shapes, axes (negative, repeated), keep_dims and quantizations."""
 
 from __future__ import annotations
 
@@ -9,13 +9,15 @@ import numpy as np
 import pytest
 
 from microfuse import ops
-from microfuse.ir import DType
+from microfuse.ir import DType, Quant
+from microfuse.testing.ptq import f32
+from tests.kernels.test_pool_s16 import q16
 from microfuse.ops.attrs import ReducerAttrs
 from microfuse.ops.reduce_ops import ArgAttrs
 from tests.harness import case_count, check_graphs
 from tests.kernels.cases import rand_quant, single, tensor
 
-INT8, FLOAT32, BOOL = DType.INT8, DType.FLOAT32, DType.BOOL
+INT8, INT16, FLOAT32, BOOL = DType.INT8, DType.INT16, DType.FLOAT32, DType.BOOL
 
 
 def _shape(rng, rank: int, hi: int = 6) -> tuple[int, ...]:
@@ -31,10 +33,12 @@ def reduce_case(rng, kind: str, dtype: DType):
     keep = bool(rng.random() < 0.5)
     out_shape = tuple(1 if d in axes else n for d, n in enumerate(shape)) if keep else \
         tuple(n for d, n in enumerate(shape) if d not in axes)
-    x = tensor("x", shape, dtype, rand_quant(rng) if dtype == INT8 else None)
+    x = tensor("x", shape, dtype, {INT8: rand_quant, INT16: q16}.get(dtype, lambda rng: None)(rng))
     out_q = None
     if dtype == INT8:  # MAX / MIN compare stored values: TFLM requires one quantization
         out_q = rand_quant(rng, -1.5, 0.5) if kind == "SUM" else x.quant
+    if dtype == INT16:
+        out_q = Quant((f32(x.quant.scale[0] * 10 ** rng.uniform(0, 1.5)),), (0,))
     written = [a - rank if rng.random() < 0.3 else a for a in axes]
     if rng.random() < 0.2:
         written.append(written[0])  # a repeated axis counts once
@@ -53,7 +57,8 @@ def arg_case(rng, kind: str, dtype: DType):
     return single(kind, [x, ax], out, ArgAttrs(output_type=2))
 
 
-CASES = [(k, t) for k in ("REDUCE_MAX", "REDUCE_MIN", "SUM") for t in (INT8, FLOAT32)] + [("REDUCE_ALL", BOOL)]
+CASES = [(k, t) for k in ("REDUCE_MAX", "REDUCE_MIN", "SUM") for t in (INT8, FLOAT32)] + \
+    [("SUM", INT16), ("REDUCE_ALL", BOOL)]
 
 
 @pytest.mark.parametrize("kind,dtype", CASES, ids=[f"{k.lower()}-{t}" for k, t in CASES])
