@@ -12,12 +12,15 @@ from .call import Call, ConstArray
 from .kernels import KernelSpec, declare, make
 from .registry import lowering
 
-INT8, FLOAT32 = DType.INT8, DType.FLOAT32
+INT8, INT16, FLOAT32 = DType.INT8, DType.INT16, DType.FLOAT32
 _FIELDS = ("batch", "lhs_batch", "rhs_batch", "rows", "depth", "cols", "lhs_row", "lhs_k", "rhs_k", "rhs_col",
            "lhs_offset", "rhs_offset", "out_zero_point", "multiplier", "shift", "constant", "constant_index")
 declare({"mf_matmul_params": _FIELDS},
         KernelSpec("mf_batch_matmul_s8", "mf_matmul_params", "mf_matmul.c"),
         KernelSpec("mf_batch_matmul_s8_k", "mf_matmul_params", "mf_matmul.c", base="mf_batch_matmul_s8", variant="k"),
+        KernelSpec("mf_batch_matmul_s16", "mf_matmul_params", "mf_matmul.c"),
+        KernelSpec("mf_batch_matmul_s16_k", "mf_matmul_params", "mf_matmul.c", base="mf_batch_matmul_s16",
+                   variant="k"),
         KernelSpec("mf_batch_matmul_f32", "mf_matmul_params", "mf_matmul.c"),
         KernelSpec("mf_batch_matmul_f32_k", "mf_matmul_params", "mf_matmul.c", base="mf_batch_matmul_f32",
                    variant="k"),
@@ -45,7 +48,7 @@ def _zero_point(t: Tensor) -> int:
     return int(t.quant.zero_point[0])
 
 
-@lowering("BATCH_MATMUL", INT8, FLOAT32)
+@lowering("BATCH_MATMUL", INT8, INT16, FLOAT32)
 def lower_batch_matmul(op: Op, lw) -> Call:
     lhs, rhs = op.inputs
     out = op.outputs[0]
@@ -57,9 +60,11 @@ def lower_batch_matmul(op: Op, lw) -> Call:
                   rows=rows, depth=depth, cols=cols,
                   lhs_row=1 if op.attrs.adj_x else a[-1], lhs_k=a[-1] if op.attrs.adj_x else 1,
                   rhs_k=1 if op.attrs.adj_y else b[-1], rhs_col=b[-1] if op.attrs.adj_y else 1)
-    t = "s8" if lhs.dtype == INT8 else "f32"
-    if lhs.dtype == INT8:
+    t = {INT8: "s8", INT16: "s16", FLOAT32: "f32"}[lhs.dtype]
+    if lhs.dtype in (INT8, INT16):
         mult, shift = dense_multiplier(lhs.quant.scale[0], rhs.quant.scale[0], out.quant.scale[0])
+        if lhs.dtype == INT16:  # TFLM's 64-bit MultiplyByQuantizedMultiplier reduces it to 16 bits
+            mult = (mult + (1 << 15)) >> 16 if mult < 0x7FFF0000 else 0x7FFF
         params.update(lhs_offset=-_zero_point(lhs), rhs_offset=-_zero_point(rhs), out_zero_point=_zero_point(out),
                       multiplier=mult, shift=shift)
     const = next((i for i, x in enumerate(op.inputs) if x.is_const), None)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..ir import Op
+from ..ir import DType, Op
 from .attrs import Attrs
 from .common import quantized_if_int8
 from .registry import OpDef, register
@@ -53,6 +53,8 @@ def _checks(op: Op) -> str | None:
     depth_b = b.shape[-1] if op.attrs.adj_y else b.shape[-2]
     if matrices(op)[1] != depth_b:
         return f"inner dimensions {matrices(op)[1]} and {depth_b} differ"
+    if a.dtype == DType.INT16 and any(t.quant and t.quant.zero_point[0] != 0 for t in (a, b, op.outputs[0])):
+        return "int16 operands and output need zero point 0 (TFLM requires it)"
     if a.is_const and b.is_const:
         return "both operands are constants (fold the product)"
     return None
@@ -66,4 +68,5 @@ def _macs(op: Op) -> int:
     return n * rows * depth * cols
 
 
-register(OpDef("BATCH_MATMUL", BatchMatMulAttrs, _infer, (_checks, quantized_if_int8), macs=_macs))
+register(OpDef("BATCH_MATMUL", BatchMatMulAttrs, _infer, (_checks, quantized_if_int8), macs=_macs,
+              dtypes=frozenset({DType.INT8, DType.INT16, DType.FLOAT32})))

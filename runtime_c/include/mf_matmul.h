@@ -20,6 +20,10 @@ typedef struct {
 
 void mf_batch_matmul_s8(const mf_matmul_params *p, const int8_t *lhs, const int8_t *rhs, int8_t *out);
 void mf_batch_matmul_s8_k(const mf_matmul_params *p, const int8_t *in, int8_t *out);
+/* int16 (zero points 0): an int64 sum, TFLM's 64-bit MultiplyByQuantizedMultiplier with the
+ * multiplier reduced to 16 bits at compile time (`multiplier`), clamped to int16. */
+void mf_batch_matmul_s16(const mf_matmul_params *p, const int16_t *lhs, const int16_t *rhs, int16_t *out);
+void mf_batch_matmul_s16_k(const mf_matmul_params *p, const int16_t *in, int16_t *out);
 void mf_batch_matmul_f32(const mf_matmul_params *p, const float *lhs, const float *rhs, float *out);
 void mf_batch_matmul_f32_k(const mf_matmul_params *p, const float *in, float *out);
 

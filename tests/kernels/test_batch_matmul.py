@@ -1,4 +1,4 @@
-"""Conformance of BATCH_MATMUL (int8 and float32, adj_x / adj_y, ranks 2 to 5 with broadcast batch
+"""Conformance of BATCH_MATMUL (int8, int16 and float32, adj_x / adj_y, ranks 2 to 5 with broadcast batch
 dimensions, a constant operand on either side) against TFLite Micro, seeded."""
 
 from __future__ import annotations
@@ -9,12 +9,15 @@ import numpy as np
 import pytest
 
 from microfuse import ops
-from microfuse.ir import DType
+from microfuse.ir import DType, Quant
+from microfuse.testing import inputs
+from microfuse.testing.ptq import f32
+from tests.kernels.test_pool_s16 import q16
 from microfuse.ops.matmul import BatchMatMulAttrs
 from tests.harness import case_count, check_graphs
 from tests.kernels.cases import out_quant, rand_quant, single, tensor
 
-INT8, FLOAT32 = DType.INT8, DType.FLOAT32
+INT8, INT16, FLOAT32 = DType.INT8, DType.INT16, DType.FLOAT32
 
 
 def _batches(rng, n: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -32,20 +35,23 @@ def matmul_case(rng, dtype: DType):
     adj_x, adj_y = bool(rng.random() < 0.5), bool(rng.random() < 0.5)
     sa = (*ba, *((depth, rows) if adj_x else (rows, depth)))
     sb = (*bb, *((cols, depth) if adj_y else (depth, cols)))
-    qa, qb = (rand_quant(rng), rand_quant(rng)) if dtype == INT8 else (None, None)
+    qa, qb = {INT8: lambda: (rand_quant(rng), rand_quant(rng)), INT16: lambda: (q16(rng), q16(rng))}.get(
+        dtype, lambda: (None, None))()
     a, b = tensor("a", sa, dtype, qa), tensor("b", sb, dtype, qb)
     if rng.random() < 0.3:  # a constant operand (weights), mostly on the right
         const = b if rng.random() < 0.7 else a
-        const.data = (rng.integers(-128, 128, size=const.shape).astype(np.int8) if dtype == INT8
-                      else rng.normal(0, 1, size=const.shape).astype(np.float32))
+        const.data = (rng.normal(0, 1, size=const.shape).astype(np.float32) if dtype == FLOAT32 else
+                      inputs.random(const, rng))
     n = max(len(ba), len(bb))
     batch = tuple(max(x, y) for x, y in zip((1,) * (n - len(ba)) + ba, (1,) * (n - len(bb)) + bb))
     oq = out_quant(rng, qa, qb, depth) if dtype == INT8 else None
+    if dtype == INT16:  # typical int16 accumulators across the output range, sometimes beyond
+        oq = Quant((f32(qa.scale[0] * qb.scale[0] * 2e4 * np.sqrt(depth) / 32768 * 10 ** rng.uniform(-0.7, 0.7)),), (0,))
     return single("BATCH_MATMUL", [a, b], tensor("y", (*batch, rows, cols), dtype, oq),
                   BatchMatMulAttrs(adj_x, adj_y))
 
 
-@pytest.mark.parametrize("dtype", [INT8, FLOAT32], ids=["int8", "float32"])
+@pytest.mark.parametrize("dtype", [INT8, INT16, FLOAT32], ids=["int8", "int16", "float32"])
 def test_batch_matmul_matches_tflm(dtype):
     rng = np.random.default_rng(zlib.crc32(f"batch_matmul-{dtype}".encode()))
     graphs = [matmul_case(rng, dtype) for _ in range(case_count(20))]
