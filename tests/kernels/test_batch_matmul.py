@@ -46,7 +46,7 @@ def matmul_case(rng, dtype: DType):
     batch = tuple(max(x, y) for x, y in zip((1,) * (n - len(ba)) + ba, (1,) * (n - len(bb)) + bb))
     oq = out_quant(rng, qa, qb, depth) if dtype == INT8 else None
     if dtype == INT16:  # typical int16 accumulators across the output range, sometimes beyond
-        oq = Quant((f32(qa.scale[0] * qb.scale[0] * 2e4 * np.sqrt(depth) / 32768 * 10 ** rng.uniform(-0.7, 0.7)),), (0,))
+        oq = Quant((f32(qa.scale[0] * qb.scale[0] * 1e9 * np.sqrt(depth) / 32768 * 10 ** rng.uniform(-0.7, 0.7)),), (0,))
     return single("BATCH_MATMUL", [a, b], tensor("y", (*batch, rows, cols), dtype, oq),
                   BatchMatMulAttrs(adj_x, adj_y))
 
