@@ -134,6 +134,9 @@ OPTIONS_FIELDS: dict[str, tuple[Field, ...]] = {
     "BatchMatMulOptions": _f("adj_x:bool adj_y:bool asymmetric_quantize_inputs:bool"),
 }
 
+# Deprecated fields that still hold their slots (schema.fbs keeps them; generated code omits them).
+DEPRECATED_FIELDS = {("ResizeBilinearOptions", "new_height"), ("ResizeBilinearOptions", "new_width")}
+
 # Which options table each builtin op carries (ops absent here carry none).
 OP_OPTIONS = {
     "CONV_2D": "Conv2DOptions",
