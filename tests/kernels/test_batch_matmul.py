@@ -64,3 +64,10 @@ def test_hybrid_is_refused():
     b = tensor("b", (3, 4), INT8, rand_quant(np.random.default_rng(1)), np.zeros((3, 4), np.int8))
     g = single("BATCH_MATMUL", [a, b], tensor("y", (2, 4), FLOAT32), BatchMatMulAttrs())
     assert ops.problems(g.ops[0])[0].startswith("operands of types float32 and int8")
+
+
+def test_int16_zero_points_must_be_zero():
+    q = Quant((f32(1e-3),), (5,))
+    a, b = tensor("a", (2, 3), INT16, q), tensor("b", (3, 4), INT16, q)
+    g = single("BATCH_MATMUL", [a, b], tensor("y", (2, 4), INT16, q), BatchMatMulAttrs())
+    assert ops.problems(g.ops[0]) == ["int16 operands and output need zero point 0 (TFLM requires it)"]

@@ -8,6 +8,7 @@ import zlib
 import numpy as np
 import pytest
 
+from microfuse import ops
 from microfuse.ir import DType, Quant, Tensor
 from microfuse.ops.attrs import NoAttrs
 from microfuse.ops.reduce_ops import L2NormAttrs
@@ -51,3 +52,12 @@ CASES = [(l2norm_case, INT8), (l2norm_case, FLOAT32), (log_softmax_case, INT8), 
 def test_normalizations_match_tflm(make, dtype):
     rng = np.random.default_rng(zlib.crc32(f"{make.__name__}-{dtype}".encode()))
     check_graphs([make(rng, dtype) for _ in range(case_count(12))], rng, samples=3)
+
+
+def test_int8_outputs_must_use_tflm_fixed_quantizations():
+    rng = np.random.default_rng(2)
+    x = tensor("x", (2, 8), INT8, rand_quant(rng))
+    g = single("L2_NORMALIZATION", [x], tensor("y", (2, 8), INT8, rand_quant(rng)), L2NormAttrs())
+    assert ops.problems(g.ops[0]) == ["int8 output must have scale 1/128 and zero point 0 (TFLM requires it)"]
+    g = single("LOG_SOFTMAX", [x], tensor("y", (2, 8), INT8, rand_quant(rng)), NoAttrs())
+    assert ops.problems(g.ops[0]) == ["int8 output must have scale 16/256 and zero point 127 (TFLM requires it)"]
