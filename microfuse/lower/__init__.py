@@ -14,7 +14,8 @@ from __future__ import annotations
 from .. import ops as opdefs
 from ..errors import MicrofuseError, UnsupportedError
 from ..ir import Op
-from . import conv, data, elementwise, fc, pool, reduce, siblings, softmax  # noqa: F401  (register)
+from . import conv, data, elementwise, fc, int16, pool, reduce, siblings, softmax  # noqa: F401  (register)
+from . import matmul, pool_s16, reduce_ops, resize  # noqa: F401
 from .call import Call, ConstArray
 from .kernels import SPECS, KernelSpec
 from .registry import LOWERINGS, OPTIMIZE_LEVELS, lowering

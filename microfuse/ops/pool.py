@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..ir import Op
+from ..ir import DType, Op
 from .registry import OpDef, register
 from .attrs import PoolAttrs
 from .common import activation_supported, quantized_if_int8, rank, window_out
@@ -31,7 +31,8 @@ def _same_quant(op: Op) -> str | None:
 
 
 _CHECKS = (rank(4), _window, quantized_if_int8, activation_supported, _same_quant)
+TYPES = frozenset({DType.INT8, DType.INT16, DType.FLOAT32})
 register(
-    OpDef("AVERAGE_POOL_2D", PoolAttrs, _infer, _CHECKS),
-    OpDef("MAX_POOL_2D", PoolAttrs, _infer, _CHECKS),
+    OpDef("AVERAGE_POOL_2D", PoolAttrs, _infer, _CHECKS, dtypes=TYPES),
+    OpDef("MAX_POOL_2D", PoolAttrs, _infer, _CHECKS, dtypes=TYPES),
 )

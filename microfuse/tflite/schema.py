@@ -65,6 +65,8 @@ UnidirectionalSequenceLSTMOptions FloorModOptions RangeOptions ResizeNearestNeig
 LeakyReluOptions SquaredDifferenceOptions MirrorPadOptions AbsOptions SplitVOptions
 UniqueOptions ReverseV2Options AddNOptions GatherNdOptions CosOptions WhereOptions RankOptions
 ReverseSequenceOptions MatrixDiagOptions QuantizeOptions MatrixSetDiagOptions HardSwishOptions
+IfOptions WhileOptions DepthToSpaceOptions NonMaxSuppressionV4Options NonMaxSuppressionV5Options
+ScatterNdOptions SelectV2Options DensifyOptions SegmentSumOptions BatchMatMulOptions
 """.split()
 OPTIONS_TYPE_CODE = {name: i + 1 for i, name in enumerate(_OPTIONS_UNION)}
 OPTIONS_TYPE_NAME = {code: name for name, code in OPTIONS_TYPE_CODE.items()}
@@ -123,7 +125,17 @@ OPTIONS_FIELDS: dict[str, tuple[Field, ...]] = {
     "DequantizeOptions": (),
     "SpaceToBatchNDOptions": (),
     "BatchToSpaceNDOptions": (),
+    "ArgMaxOptions": _f("output_type:i8"),
+    "ArgMinOptions": _f("output_type:i8"),
+    "L2NormOptions": _f("fused_activation_function:i8"),
+    "LogSoftmaxOptions": (),
+    "ResizeBilinearOptions": _f("new_height:i32 new_width:i32 align_corners:bool half_pixel_centers:bool"),
+    "ResizeNearestNeighborOptions": _f("align_corners:bool half_pixel_centers:bool"),
+    "BatchMatMulOptions": _f("adj_x:bool adj_y:bool asymmetric_quantize_inputs:bool"),
 }
+
+# Deprecated fields that still hold their slots (schema.fbs keeps them; generated code omits them).
+DEPRECATED_FIELDS = {("ResizeBilinearOptions", "new_height"), ("ResizeBilinearOptions", "new_width")}
 
 # Which options table each builtin op carries (ops absent here carry none).
 OP_OPTIONS = {
@@ -153,6 +165,17 @@ OP_OPTIONS = {
     "DEQUANTIZE": "DequantizeOptions",
     "SPACE_TO_BATCH_ND": "SpaceToBatchNDOptions",
     "BATCH_TO_SPACE_ND": "BatchToSpaceNDOptions",
+    "REDUCE_MAX": "ReducerOptions",
+    "REDUCE_MIN": "ReducerOptions",
+    "REDUCE_ALL": "ReducerOptions",
+    "ARG_MAX": "ArgMaxOptions",
+    "ARG_MIN": "ArgMinOptions",
+    "L2_NORMALIZATION": "L2NormOptions",
+    "LOG_SOFTMAX": "LogSoftmaxOptions",
+    "L2_POOL_2D": "Pool2DOptions",
+    "RESIZE_BILINEAR": "ResizeBilinearOptions",
+    "RESIZE_NEAREST_NEIGHBOR": "ResizeNearestNeighborOptions",
+    "BATCH_MATMUL": "BatchMatMulOptions",
 }
 
 # Field slots of the model tables (vtable slot = position in the schema's table).

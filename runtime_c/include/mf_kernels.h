@@ -15,5 +15,10 @@
 #include "mf_data.h"
 #include "mf_fast.h"
 #include "mf_multi.h"
+#include "mf_reduce.h"
+#include "mf_resize.h"
+#include "mf_matmul.h"
+#include "mf_pool_s16.h"
+#include "mf_int16.h"
 
 #endif /* MF_KERNELS_H */
