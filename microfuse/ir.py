@@ -61,6 +61,7 @@ class Tensor:
     quant: Quant | None = None
     data: np.ndarray | None = None
     index: int = -1  # index in the source .tflite subgraph, -1 if made by a pass
+    variable: bool = False  # TFLite's is_variable: state that outlives an invoke (LSTM, SVDF)
 
     @property
     def is_const(self) -> bool:

@@ -189,15 +189,13 @@ class _Reader:
         nbytes = math.prod(shape) * dtype.size
         if nbytes > MAX_TENSOR_BYTES:
             raise UnsupportedError(f"{where}: shape {list(shape)} {dtype} needs {nbytes} bytes (more than 2 GiB)")
-        if tt.scalar("is_variable", U8):
-            raise UnsupportedError(f"{where}: variable (stateful) tensors are not supported")
         if tt.has("sparsity"):
             raise UnsupportedError(f"{where}: sparse tensors are not supported")
         if tt.scalar("external_buffer", U32):
             raise UnsupportedError(f"{where}: data in an external file is not supported")
         quant = _quant(tt, shape, dtype, where)
         data = self._data(tt, shape, dtype, nbytes, where)
-        return Tensor(name, shape, dtype, quant, data, index)
+        return Tensor(name, shape, dtype, quant, data, index, variable=bool(tt.scalar("is_variable", U8)))
 
     def _data(self, tt: Table, shape: tuple[int, ...], dtype: DType, nbytes: int, where: str):
         """Constant data as a read-only little-endian view of the file, or None for activations."""

@@ -123,6 +123,10 @@ OPTIONS_FIELDS: dict[str, tuple[Field, ...]] = {
     "DequantizeOptions": (),
     "SpaceToBatchNDOptions": (),
     "BatchToSpaceNDOptions": (),
+    "UnidirectionalSequenceLSTMOptions": _f("fused_activation_function:i8 cell_clip:f32 proj_clip:f32 "
+                                            "time_major:bool asymmetric_quantize_inputs:bool "
+                                            "diagonal_recurrent_tensors:bool"),
+    "SVDFOptions": _f("rank:i32 fused_activation_function:i8 asymmetric_quantize_inputs:bool"),
 }
 
 # Which options table each builtin op carries (ops absent here carry none).
@@ -153,6 +157,8 @@ OP_OPTIONS = {
     "DEQUANTIZE": "DequantizeOptions",
     "SPACE_TO_BATCH_ND": "SpaceToBatchNDOptions",
     "BATCH_TO_SPACE_ND": "BatchToSpaceNDOptions",
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": "UnidirectionalSequenceLSTMOptions",
+    "SVDF": "SVDFOptions",
 }
 
 # Field slots of the model tables (vtable slot = position in the schema's table).
