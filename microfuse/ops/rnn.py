@@ -110,5 +110,9 @@ def _activation(op: Op) -> str | None:
     return None
 
 
-register(OpDef("UNIDIRECTIONAL_SEQUENCE_LSTM", LstmAttrs, _infer,
-               (_slots, _variants, _operands, _types, _activation), _macs))
+def _cell(op: Op) -> str | None:
+    """The standard cell, then its operands, then their types: each check assumes the one before."""
+    return _slots(op) or _variants(op) or _operands(op) or _types(op)
+
+
+register(OpDef("UNIDIRECTIONAL_SEQUENCE_LSTM", LstmAttrs, _infer, (_cell, _activation), _macs))

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import oracle
+from ..ir import DType
 from ..lower import Call
 from . import programs
 
@@ -22,6 +23,12 @@ def tflm(model: bytes, steps: list[list[np.ndarray]]) -> list[list[np.ndarray]]:
         oracle._invoke(interp)
         outs.append([np.array(interp.get_output(i)) for i in range(n_out)])
     return outs
+
+
+def initial(t) -> int:
+    """A variable tensor's value before the first invoke, as TFLM resets it: an int8 tensor holds
+    its zero point (real 0), every other type zero bytes."""
+    return int(t.quant.zero_point[0]) if t.dtype == DType.INT8 and t.quant is not None else 0
 
 
 def _buffer(name: str, t) -> str:
@@ -43,6 +50,8 @@ def sequence_program(calls: list[Call], invokes: int) -> str:
         if call.scratch:
             lines.append(f"static int32_t c{i}_scratch[{(call.scratch + 3) // 4}];")
             args.append(f"c{i}_scratch")
+        body += [f"    for (k = 0; k < {t.elements}; ++k) {b}[k] = {initial(t)};"
+                 for b, t in zip(outs, call.outputs) if t.variable and initial(t)]
         body.append(f"    for (k = 0; k < {invokes}; ++k) {{")
         body += [f"        if (fread({b}, 1, sizeof {b}, stdin) != sizeof {b}) return 1;" for b in ins]
         body.append(f"        {call.kernel}(&c{i}_params, {', '.join(args)});")

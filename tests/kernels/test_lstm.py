@@ -12,6 +12,7 @@ import pytest
 from microfuse import ops
 from microfuse.ir import DType, Graph, Op, Quant, Tensor
 from microfuse.lower import rnn as lower_rnn
+from microfuse.lower.rnn import GATE_SCALE
 from microfuse.ops.rnn import CELL, GATES, HIDDEN, INPUT, LstmAttrs
 from microfuse.testing.ptq import f32
 from tests.harness import case_count
@@ -53,14 +54,15 @@ def lstm_graph(rng: np.random.Generator, dtype: DType, i: int) -> tuple[Graph, s
         inputs[CELL] = Tensor("cell", (batches, n_cell), DType.INT16, cq, variable=True)
         out_q = hq
         for gate, (wx, wh, b) in GATES.items():
-            # weight scales that put the gates' Q3.12 pre-activations across their range, and past it
-            wxs = 10 ** rng.uniform(-1, 0.5) * 4096 ** -1 / (xq.scale[0] * np.sqrt(n_in) * 40) * 4096
-            whs = 10 ** rng.uniform(-1, 0.5) / (hq.scale[0] * np.sqrt(n_cell) * 40)
+            # FC multipliers (input scale x weight scale / 2^-12) as converters give them: the gates'
+            # Q3.12 pre-activations spread over their range, sometimes saturating
+            wxs = 10 ** rng.uniform(-2.5, -0.3) * GATE_SCALE / xq.scale[0]
+            whs = 10 ** rng.uniform(-2.5, -0.3) * GATE_SCALE / hq.scale[0]
             inputs[wx] = Tensor(f"{gate}_wx", (n_cell, n_in), dtype, _q(wxs),
                                 rng.integers(-127, 128, (n_cell, n_in)).astype(np.int8))
             inputs[wh] = Tensor(f"{gate}_wh", (n_cell, n_cell), dtype, _q(whs),
                                 rng.integers(-127, 128, (n_cell, n_cell)).astype(np.int8))
-            bias = np.round(rng.normal(0, 2.0, n_cell) / (xq.scale[0] * wxs)).clip(-2**30, 2**30)
+            bias = np.round(rng.normal(0, 1.0, n_cell) / (xq.scale[0] * wxs)).clip(-2**30, 2**30)
             inputs[b] = Tensor(f"{gate}_b", (n_cell,), DType.INT32, _q(xq.scale[0] * wxs), bias.astype(np.int32))
     out = Tensor("output", (), dtype, out_q)
     op = Op("UNIDIRECTIONAL_SEQUENCE_LSTM", inputs, [out], attrs, name="lstm", index=0)
@@ -97,3 +99,18 @@ def test_sigmoid_table_is_tflms():
     spec.loader.exec_module(probe)
     assert np.array_equal(probe.probe(), lower_rnn.sigmoid_table())
     assert json.loads(lower_rnn.SIGMOID_TABLE.read_text())[0] == 32768
+
+
+@pytest.mark.parametrize("slots,text", [((1, 5, 12), "CIFG (no input gate) is not supported"),
+                                        ((10,), "peephole weights is not supported"),
+                                        ((16,), "a projection is not supported"),
+                                        ((21,), "layer normalization is not supported")])
+def test_lstm_variants_tflm_refuses_are_one_line_errors(slots, text):
+    rng = np.random.default_rng(SEED)
+    graph, _ = lstm_graph(rng, DType.FLOAT32, 0)
+    op = graph.ops[0]
+    n = op.inputs[2].shape[0]
+    for s in slots:  # drop the input gate, or add the variant's tensor
+        op.inputs[s] = None if s in (1, 5, 12) else Tensor(f"t{s}", (n,), DType.FLOAT32, data=np.ones(n, np.float32))
+    found = ops.problems(op)
+    assert len(found) == 1 and text in found[0] and "TFLite Micro" in found[0], found
