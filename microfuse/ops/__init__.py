@@ -111,3 +111,4 @@ def attr_fields(attrs) -> list[str]:
 
 
 from . import conv, elementwise, fc, internal, pool, shape  # noqa: E402,F401  (registers the families)
+from . import state  # noqa: E402,F401  (resource variables: READ_VARIABLE, ASSIGN_VARIABLE)
