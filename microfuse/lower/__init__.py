@@ -16,6 +16,7 @@ from ..errors import MicrofuseError, UnsupportedError
 from ..ir import Op
 from . import conv, data, elementwise, fc, pool, reduce, siblings, softmax  # noqa: F401  (register)
 from . import rnn  # noqa: F401  (register: LSTM, SVDF)
+from . import state  # noqa: F401  (register)
 from .call import Call, ConstArray
 from .kernels import SPECS, KernelSpec
 from .registry import LOWERINGS, OPTIMIZE_LEVELS, lowering

@@ -65,6 +65,10 @@ UnidirectionalSequenceLSTMOptions FloorModOptions RangeOptions ResizeNearestNeig
 LeakyReluOptions SquaredDifferenceOptions MirrorPadOptions AbsOptions SplitVOptions
 UniqueOptions ReverseV2Options AddNOptions GatherNdOptions CosOptions WhereOptions RankOptions
 ReverseSequenceOptions MatrixDiagOptions QuantizeOptions MatrixSetDiagOptions HardSwishOptions
+IfOptions WhileOptions DepthToSpaceOptions NonMaxSuppressionV4Options NonMaxSuppressionV5Options
+ScatterNdOptions SelectV2Options DensifyOptions SegmentSumOptions BatchMatMulOptions CumsumOptions
+CallOnceOptions BroadcastToOptions Rfft2dOptions Conv3DOptions HashtableOptions HashtableFindOptions
+HashtableImportOptions HashtableSizeOptions VarHandleOptions ReadVariableOptions AssignVariableOptions
 """.split()
 OPTIONS_TYPE_CODE = {name: i + 1 for i, name in enumerate(_OPTIONS_UNION)}
 OPTIONS_TYPE_NAME = {code: name for name, code in OPTIONS_TYPE_CODE.items()}
@@ -127,7 +131,14 @@ OPTIONS_FIELDS: dict[str, tuple[Field, ...]] = {
                                             "time_major:bool asymmetric_quantize_inputs:bool "
                                             "diagonal_recurrent_tensors:bool"),
     "SVDFOptions": _f("rank:i32 fused_activation_function:i8 asymmetric_quantize_inputs:bool"),
+    "CallOnceOptions": _f("init_subgraph_index:i32"),
+    "IfOptions": _f("then_subgraph_index:i32 else_subgraph_index:i32"),
+    "WhileOptions": _f("cond_subgraph_index:i32 body_subgraph_index:i32"),
+    "SplitOptions": _f("num_splits:i32"),
+    "SplitVOptions": _f("num_splits:i32"),
+    "UnpackOptions": _f("num:i32 axis:i32"),
 }
+VAR_HANDLE_OPTIONS = {"container": 0, "shared_name": 1}  # strings: the reader decodes them itself
 
 # Which options table each builtin op carries (ops absent here carry none).
 OP_OPTIONS = {
@@ -159,6 +170,12 @@ OP_OPTIONS = {
     "BATCH_TO_SPACE_ND": "BatchToSpaceNDOptions",
     "UNIDIRECTIONAL_SEQUENCE_LSTM": "UnidirectionalSequenceLSTMOptions",
     "SVDF": "SVDFOptions",
+    "CALL_ONCE": "CallOnceOptions",
+    "IF": "IfOptions",
+    "WHILE": "WhileOptions",
+    "SPLIT": "SplitOptions",
+    "SPLIT_V": "SplitVOptions",
+    "UNPACK": "UnpackOptions",
 }
 
 # Field slots of the model tables (vtable slot = position in the schema's table).
