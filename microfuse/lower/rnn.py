@@ -14,6 +14,7 @@ from ..errors import UnsupportedError
 from ..ir import DType, Op
 from ..ops.rnn import CELL, GATES, HIDDEN, INPUT
 from .call import Call, ConstArray
+from .common import float_act
 from .kernels import KernelSpec, declare, make
 from .registry import lowering
 
@@ -128,3 +129,56 @@ def _call(kernel: str, op: Op, params: dict, cell_bytes: int) -> Call:
     updates in place (read at the start of the invoke, written at every step)."""
     return make(kernel, params, [op.inputs[INPUT]], [op.outputs[0], op.inputs[HIDDEN], op.inputs[CELL]], [op],
                 scratch=5 * _n(op) * cell_bytes)
+
+
+# -- SVDF ----------------------------------------------------------------------------------------
+
+_SVDF = ("batches", "n_input", "n_filter", "memory", "rank")
+declare({"mf_svdf_s8_params": (*_SVDF, "w_feature", "feature_offset", "w_time", "time_offset", "bias",
+                               "mult1", "shift1", "state_zp", "mult2", "shift2", "out_zp"),
+         "mf_svdf_f32_params": (*_SVDF, "w_feature", "w_time", "bias", "act_min", "act_max")},
+        KernelSpec("mf_svdf_s8_s16", "mf_svdf_s8_params", "mf_svdf_s8.c"),
+        KernelSpec("mf_svdf_s8_s8", "mf_svdf_s8_params", "mf_svdf_s8.c"),
+        KernelSpec("mf_svdf_f32", "mf_svdf_f32_params", "mf_svdf_f32.c"))
+
+
+def _svdf_sizes(op: Op) -> dict[str, int]:
+    x, wf, wt = op.inputs[:3]
+    return dict(batches=x.shape[0], n_input=x.shape[1], n_filter=wf.shape[0], memory=wt.shape[1],
+                rank=int(op.attrs.rank))
+
+
+def _f32_ratio(a, b, c) -> float:
+    """TFLM's effective SVDF scales: a * b / c in float32, then widened to double."""
+    return float(np.float32(np.float32(a) * np.float32(b)) / np.float32(c))
+
+
+@lowering("SVDF", DType.INT8)
+def svdf_s8(op: Op, lw) -> Call:
+    x, wf, wt, b, s = op.inputs
+    y = op.outputs[0]
+    w_feature, w_time = np.asarray(wf.data, np.int8), np.asarray(wt.data, wt.dtype.np)
+    mult1, shift1 = quant.quantize_multiplier(_f32_ratio(x.quant.scale[0], wf.quant.scale[0], s.quant.scale[0]))
+    mult2, shift2 = quant.quantize_multiplier(_f32_ratio(s.quant.scale[0], wt.quant.scale[0], y.quant.scale[0]))
+    try:
+        feature_offset = quant.fold_input_offset(None, w_feature, int(x.quant.zero_point[0]))
+        time_offset = quant.fold_input_offset(None, w_time, int(s.quant.zero_point[0]))
+    except OverflowError as e:
+        raise UnsupportedError(f"{op.where} '{op.name}': {e}") from None
+    params = dict(_svdf_sizes(op), w_feature=ConstArray("w_feature", w_feature),
+                  feature_offset=ConstArray("feature_offset", feature_offset),
+                  w_time=ConstArray("w_time", w_time), time_offset=ConstArray("time_offset", time_offset),
+                  bias=ConstArray("bias", np.asarray(b.data, np.int32)), mult1=mult1, shift1=shift1,
+                  state_zp=int(s.quant.zero_point[0]), mult2=mult2, shift2=shift2,
+                  out_zp=int(y.quant.zero_point[0]))
+    kernel = "mf_svdf_s8_s16" if s.dtype == DType.INT16 else "mf_svdf_s8_s8"
+    return make(kernel, params, [x], [y, s], [op])
+
+
+@lowering("SVDF", DType.FLOAT32)
+def svdf_f32(op: Op, lw) -> Call:
+    x, wf, wt, b, s = op.inputs
+    bias = ConstArray("bias", np.asarray(b.data, np.float32))
+    params = dict(_svdf_sizes(op), w_feature=ConstArray("w_feature", np.asarray(wf.data, np.float32)),
+                  w_time=ConstArray("w_time", np.asarray(wt.data, np.float32)), bias=bias, **float_act(op))
+    return make("mf_svdf_f32", params, [x], [op.outputs[0], s], [op])

@@ -116,3 +116,72 @@ def _cell(op: Op) -> str | None:
 
 
 register(OpDef("UNIDIRECTIONAL_SEQUENCE_LSTM", LstmAttrs, _infer, (_cell, _activation), _macs))
+
+
+# -- SVDF: input [batch, n_input], feature weights [filters, n_input], time weights [filters, memory],
+# optional bias [units], state [batch, memory * filters] (variable); units = filters / rank.
+
+@dataclass(frozen=True)
+class SvdfAttrs(Attrs):
+    rank: int = 1
+    activation: str = "NONE"
+    asymmetric_quantize_inputs: bool = False
+    OPTIONS: ClassVar = {"activation": "fused_activation_function"}
+
+
+def _svdf_infer(op: Op):
+    x, wf = op.inputs[0], op.inputs[1]
+    return [((x.shape[0], wf.shape[0] // max(1, op.attrs.rank)), x.dtype)]
+
+
+def _svdf_macs(op: Op) -> int:
+    x, wf, wt = op.inputs[0], op.inputs[1], op.inputs[2]
+    return x.shape[0] * wf.shape[0] * (x.shape[1] + wt.shape[1])
+
+
+def _svdf_operands(op: Op) -> str | None:
+    if len(op.inputs) != 5:
+        return f"needs 5 inputs, got {len(op.inputs)}"
+    x, wf, wt, b, s = op.inputs
+    if len(x.shape) != 2:
+        return f"input must be [batch, features], got {list(x.shape)}"
+    if wf is None or wt is None or not wf.is_const or not wt.is_const:
+        return "the feature and time weights must be constants"
+    if len(wf.shape) != 2 or len(wt.shape) != 2 or wf.shape[1] != x.shape[1] or wt.shape[0] != wf.shape[0]:
+        return f"weights {list(wf.shape)} and {list(wt.shape)} do not fit an input of {x.shape[1]} features"
+    if op.attrs.rank < 1 or wf.shape[0] % op.attrs.rank:
+        return f"{wf.shape[0]} filters do not split into rank {op.attrs.rank}"
+    units = wf.shape[0] // op.attrs.rank
+    if b is None:
+        return "needs a bias: TFLite Micro's SVDF reads it unconditionally (and crashes without)"
+    if not b.is_const or tuple(b.shape) != (units,):
+        return f"the bias must be a constant of {units} values"
+    if s is None or not s.variable or tuple(s.shape) != (x.shape[0], wf.shape[0] * wt.shape[1]):
+        return f"the state (input 4) must be a variable tensor [{x.shape[0]}, {wf.shape[0] * wt.shape[1]}]"
+    return None
+
+
+def _svdf_types(op: Op) -> str | None:
+    x, wf, wt, b, s = op.inputs
+    if x.dtype == DType.FLOAT32:
+        if any(t is not None and t.dtype != DType.FLOAT32 for t in (wf, wt, b, s)):
+            return "a float32 SVDF needs float32 weights, bias and state (hybrid SVDF is not supported)"
+        if op.attrs.activation not in ("NONE", "RELU", "RELU_N1_TO_1", "RELU6"):
+            return f"activation {op.attrs.activation} is not supported"
+        return None
+    if wf.dtype != DType.INT8 or wt.dtype not in (DType.INT8, DType.INT16) or s.dtype != wt.dtype:
+        return "an int8 SVDF needs int8 feature weights and int8 or int16 time weights and state of one type"
+    if b.dtype != DType.INT32:
+        return "an int8 SVDF needs an int32 bias"
+    if any(t.quant is None or len(t.quant.scale) != 1 for t in (x, wf, wt, s, op.outputs[0])):
+        return "input, weights, state and output must be quantized per tensor"
+    if int(wf.quant.zero_point[0]) or int(wt.quant.zero_point[0]):
+        return "weights must be symmetric (zero point 0)"
+    return None
+
+
+def _svdf(op: Op) -> str | None:
+    return _svdf_operands(op) or _svdf_types(op)
+
+
+register(OpDef("SVDF", SvdfAttrs, _svdf_infer, (_svdf,), _svdf_macs))

@@ -16,6 +16,7 @@
 #include "mf_fast.h"
 #include "mf_multi.h"
 #include "mf_lstm.h"
+#include "mf_svdf.h"
 #include "mf_state.h"
 
 #endif /* MF_KERNELS_H */
