@@ -14,7 +14,7 @@ from __future__ import annotations
 from .. import ops as opdefs
 from ..errors import MicrofuseError, UnsupportedError
 from ..ir import Op
-from . import conv, data, elementwise, fc, pool, reduce, siblings, softmax  # noqa: F401  (register)
+from . import conv, data, elementwise, fc, int16, pool, reduce, siblings, softmax  # noqa: F401  (register)
 from . import rnn  # noqa: F401  (register: LSTM, SVDF)
 from . import state  # noqa: F401  (register)
 from .call import Call, ConstArray

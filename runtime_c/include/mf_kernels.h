@@ -18,5 +18,6 @@
 #include "mf_lstm.h"
 #include "mf_svdf.h"
 #include "mf_state.h"
+#include "mf_int16.h"
 
 #endif /* MF_KERNELS_H */
