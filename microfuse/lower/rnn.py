@@ -99,7 +99,7 @@ def lstm_s8(op: Op, lw) -> Call:
     cs, hs = _scale(c), _scale(h)
     power = cell_power(cs)
     clip = float(np.float32(op.attrs.cell_clip))
-    cell_clip = int(np.trunc(min(max(clip / cs, -32768.0), 32767.0))) if clip > 0 else 0
+    cell_clip = int(np.trunc(min(max(clip / cs, -32768.0), 32767.0))) if clip > 0 else -1
     fc_mult, fc_shift = _mul(GATE_OUT_SCALE, cs, cs)
     ic_mult, ic_shift = _mul(GATE_OUT_SCALE, GATE_OUT_SCALE, cs)
     oh_mult, oh_shift = _mul(GATE_OUT_SCALE, GATE_OUT_SCALE, hs)

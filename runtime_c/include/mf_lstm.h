@@ -32,7 +32,7 @@ typedef struct {
     int32_t fc_mult, fc_shift; /* forget gate x cell state -> cell state */
     int32_t ic_mult, ic_shift; /* input gate x cell gate -> cell state */
     int32_t oh_mult, oh_shift, hidden_zp; /* output gate x tanh(cell) -> hidden (int8) */
-    int32_t cell_clip; /* 0: none */
+    int32_t cell_clip; /* -1: none (TFLM clips whenever the option is > 0, even to 0) */
     int32_t tanh_mult, tanh_shift; /* tanh of the cell state: input * mult >> shift (rounded) */
     const uint16_t *sigmoid_table; /* sigmoid(i / 24) in 0.16, i = 0..255 */
 } mf_lstm_s8_params;

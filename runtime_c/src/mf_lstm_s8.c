@@ -94,7 +94,7 @@ static void mf_lstm_step(const mf_lstm_s8_params *p, const int8_t *x, int8_t *h,
         const int32_t kept = mf_lstm_mul(f[s], c[s], p->fc_mult, p->fc_shift, 0, -32768, 32767);
         const int32_t added = mf_lstm_mul(in[s], g[s], p->ic_mult, p->ic_shift, 0, -32768, 32767);
         int32_t v = mf_sat16(kept + added);
-        if (p->cell_clip > 0) {
+        if (p->cell_clip >= 0) {
             v = MF_CLAMP(v, -p->cell_clip, p->cell_clip);
         }
         c[s] = (int16_t)v;
