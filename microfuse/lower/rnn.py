@@ -1,5 +1,6 @@
-"""Lowering of UNIDIRECTIONAL_SEQUENCE_LSTM (int8 with int16 cell state, float32): TFLM's
-Prepare done at compile time (gate multipliers, input offsets folded into biases, cell tanh scaling)."""
+"""Lowering of UNIDIRECTIONAL_SEQUENCE_LSTM (int8 or int16 with int16 cell state, float32) and SVDF
+(int8 with int16 or int8 state, float32): TFLM's Prepare done at compile time (gate and feature/time
+multipliers, input and state offsets folded into biases, the cell state's tanh scaling)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ declare({"mf_lstm_gate_s8": _GATE_S8, "mf_lstm_gate_f32": _GATE_F32,
                                "cell_clip", "tanh_mult", "tanh_shift", "sigmoid_table"),
          "mf_lstm_f32_params": (*_SIZES, *((f"{g}_gate", "mf_lstm_gate_f32") for g in GATES), "cell_clip")},
         KernelSpec("mf_lstm_s8", "mf_lstm_s8_params", "mf_lstm_s8.c", scratch=lambda op: 5 * _n(op) * 2),
+        KernelSpec("mf_lstm_s16", "mf_lstm_s8_params", "mf_lstm_s8.c", scratch=lambda op: 5 * _n(op) * 2),
         KernelSpec("mf_lstm_f32", "mf_lstm_f32_params", "mf_lstm_f32.c", scratch=lambda op: 5 * _n(op) * 4))
 
 GATE_SCALE = 2.0 ** -12  # TFLM: every gate's FC output is Q3.12
@@ -62,11 +64,15 @@ def _gate_s8(op: Op, gate: str) -> dict[str, object]:
     wx, wh, b = (op.inputs[s] for s in GATES[gate])
     x, h = op.inputs[INPUT], op.inputs[HIDDEN]
     w_in, w_rec = np.asarray(wx.data, np.int8), np.asarray(wh.data, np.int8)
-    try:
-        b_in = quant.fold_input_offset(b.data, w_in, int(x.quant.zero_point[0]))
-        b_rec = quant.fold_input_offset(None, w_rec, int(h.quant.zero_point[0]))
-    except OverflowError as e:
-        raise UnsupportedError(f"{op.where} '{op.name}': {gate} gate: {e}") from None
+    if x.dtype == DType.INT16:  # int64 biases and accumulators: the fold cannot overflow
+        b_in = np.asarray(b.data, np.int64) - int(x.quant.zero_point[0]) * w_in.astype(np.int64).sum(axis=1)
+        b_rec = -int(h.quant.zero_point[0]) * w_rec.astype(np.int64).sum(axis=1)
+    else:
+        try:
+            b_in = quant.fold_input_offset(b.data, w_in, int(x.quant.zero_point[0]))
+            b_rec = quant.fold_input_offset(None, w_rec, int(h.quant.zero_point[0]))
+        except OverflowError as e:
+            raise UnsupportedError(f"{op.where} '{op.name}': {gate} gate: {e}") from None
     m_in, s_in = quant.dense_multiplier(_scale(x), _scale(wx), GATE_SCALE)
     m_rec, s_rec = quant.dense_multiplier(_scale(h), _scale(wh), GATE_SCALE)
     values = dict(w_in=ConstArray(f"{gate}_w_in", w_in), w_rec=ConstArray(f"{gate}_w_rec", w_rec),
@@ -93,7 +99,7 @@ def _mul(s1: float, s2: float, out: float) -> tuple[int, int]:
     return quant.quantize_multiplier(float(s1) * float(s2) / float(out))
 
 
-@lowering("UNIDIRECTIONAL_SEQUENCE_LSTM", DType.INT8)
+@lowering("UNIDIRECTIONAL_SEQUENCE_LSTM", DType.INT8, DType.INT16)
 def lstm_s8(op: Op, lw) -> Call:
     h, c = op.inputs[HIDDEN], op.inputs[CELL]
     cs, hs = _scale(c), _scale(h)
@@ -110,7 +116,7 @@ def lstm_s8(op: Op, lw) -> Call:
                   sigmoid_table=ConstArray("sigmoid", sigmoid_table()))
     for gate in GATES:
         params.update(_gate_s8(op, gate))
-    return _call("mf_lstm_s8", op, params, 2)
+    return _call("mf_lstm_s16" if op.inputs[INPUT].dtype == DType.INT16 else "mf_lstm_s8", op, params, 2)
 
 
 @lowering("UNIDIRECTIONAL_SEQUENCE_LSTM", DType.FLOAT32)

@@ -91,11 +91,12 @@ def _types(op: Op) -> str | None:
         if any(t.dtype != DType.FLOAT32 for t in (*weights, *biases, h, c)):
             return "a float32 LSTM needs float32 weights, biases and states (hybrid LSTM is not supported)"
         return None
-    want = ((weights, DType.INT8, "weights"), (biases, DType.INT32, "biases"), ([h], DType.INT8, "hidden state"),
-            ([c], DType.INT16, "cell state"))
+    wide = x.dtype == DType.INT16  # TFLM's 16x8 LSTM: int16 activations, int64 biases
+    want = ((weights, DType.INT8, "weights"), (biases, DType.INT64 if wide else DType.INT32, "biases"),
+            ([h], x.dtype, "hidden state"), ([c], DType.INT16, "cell state"))
     for ts, dtype, what in want:
         if any(t.dtype != dtype for t in ts):
-            return f"an int8 LSTM needs {dtype} {what} (TFLite Micro's 8x8->16 LSTM)"
+            return f"an {x.dtype} LSTM needs {dtype} {what} (TFLite Micro's {'16x8' if wide else '8x8'}->16 LSTM)"
     for t in (x, h, c, *weights):
         if t.quant is None or len(t.quant.scale) != 1:
             return f"'{t.name}' must be quantized per tensor"
@@ -115,7 +116,8 @@ def _cell(op: Op) -> str | None:
     return _slots(op) or _variants(op) or _operands(op) or _types(op)
 
 
-register(OpDef("UNIDIRECTIONAL_SEQUENCE_LSTM", LstmAttrs, _infer, (_cell, _activation), _macs))
+register(OpDef("UNIDIRECTIONAL_SEQUENCE_LSTM", LstmAttrs, _infer, (_cell, _activation), _macs,
+               frozenset({DType.INT8, DType.INT16, DType.FLOAT32})))
 
 
 # -- SVDF: input [batch, n_input], feature weights [filters, n_input], time weights [filters, memory],

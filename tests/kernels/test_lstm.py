@@ -1,5 +1,5 @@
-"""UNIDIRECTIONAL_SEQUENCE_LSTM conformance: seeded random single-op models (int8 with int16 cell
-state, float32; batch- and time-major; clipping; both cell activations) over sequences of invokes
+"""UNIDIRECTIONAL_SEQUENCE_LSTM conformance: seeded random single-op models (int8 and int16 (16x8)
+with int16 cell state, float32; batch- and time-major; cell clipping) over sequences of invokes
 with the state carried between them, our kernels vs TFLite Micro."""
 
 from __future__ import annotations
@@ -46,11 +46,13 @@ def lstm_graph(rng: np.random.Generator, dtype: DType, i: int) -> tuple[Graph, s
                                 data=rng.normal(0, 0.5, (n_cell, n_cell)).astype(np.float32))
             inputs[b] = Tensor(f"{gate}_b", (n_cell,), dtype, data=rng.normal(0, 0.5, n_cell).astype(np.float32))
     else:
-        xq = act_quant(rng)
-        hq = _q(10 ** rng.uniform(-2.5, -1.5), rng.integers(-30, 30))
+        wide = dtype == DType.INT16  # TFLM's 16x8 LSTM: symmetric int16 activations, int64 biases
+        xq = _q(10 ** rng.uniform(-4, -2.5)) if wide else act_quant(rng)
+        hq = _q(10 ** rng.uniform(-4.5, -4)) if wide else _q(10 ** rng.uniform(-2.5, -1.5), rng.integers(-30, 30))
         cq = _q(2.0 ** int(rng.integers(-15, -9)))
         inputs[INPUT] = Tensor("input", shape, dtype, xq)
         inputs[HIDDEN] = Tensor("hidden", (batches, n_cell), dtype, hq, variable=True)
+        bias_type = DType.INT64 if wide else DType.INT32
         inputs[CELL] = Tensor("cell", (batches, n_cell), DType.INT16, cq, variable=True)
         out_q = hq
         for gate, (wx, wh, b) in GATES.items():
@@ -58,12 +60,12 @@ def lstm_graph(rng: np.random.Generator, dtype: DType, i: int) -> tuple[Graph, s
             # Q3.12 pre-activations spread over their range, sometimes saturating
             wxs = 10 ** rng.uniform(-2.5, -0.3) * GATE_SCALE / xq.scale[0]
             whs = 10 ** rng.uniform(-2.5, -0.3) * GATE_SCALE / hq.scale[0]
-            inputs[wx] = Tensor(f"{gate}_wx", (n_cell, n_in), dtype, _q(wxs),
+            inputs[wx] = Tensor(f"{gate}_wx", (n_cell, n_in), DType.INT8, _q(wxs),
                                 rng.integers(-127, 128, (n_cell, n_in)).astype(np.int8))
-            inputs[wh] = Tensor(f"{gate}_wh", (n_cell, n_cell), dtype, _q(whs),
+            inputs[wh] = Tensor(f"{gate}_wh", (n_cell, n_cell), DType.INT8, _q(whs),
                                 rng.integers(-127, 128, (n_cell, n_cell)).astype(np.int8))
             bias = np.round(rng.normal(0, 1.0, n_cell) / (xq.scale[0] * wxs)).clip(-2**30, 2**30)
-            inputs[b] = Tensor(f"{gate}_b", (n_cell,), DType.INT32, _q(xq.scale[0] * wxs), bias.astype(np.int32))
+            inputs[b] = Tensor(f"{gate}_b", (n_cell,), bias_type, _q(xq.scale[0] * wxs), bias.astype(bias_type.np))
     out = Tensor("output", (), dtype, out_q)
     op = Op("UNIDIRECTIONAL_SEQUENCE_LSTM", inputs, [out], attrs, name="lstm", index=0)
     out.shape = tuple(ops.infer(op)[0][0])
@@ -77,14 +79,16 @@ def lstm_case(rng: np.random.Generator, dtype: DType, i: int) -> SeqCase:
     x = graph.inputs[0]
     if dtype == DType.FLOAT32:
         steps = [[rng.normal(0, 1.5, x.shape).astype(np.float32)] for _ in range(INVOKES)]
+    elif dtype == DType.INT16:
+        steps = [[np.clip(rng.normal(0, 8000, x.shape), -32768, 32767).astype(np.int16)] for _ in range(INVOKES)]
     else:
         steps = [[rng.integers(-128, 128, x.shape).astype(np.int8)] for _ in range(INVOKES)]
     return SeqCase(label, graph, steps)
 
 
-@pytest.mark.parametrize("dtype", [DType.INT8, DType.FLOAT32], ids=str)
+@pytest.mark.parametrize("dtype", [DType.INT8, DType.INT16, DType.FLOAT32], ids=str)
 def test_lstm_sequences_match_tflm(dtype):
-    rng = np.random.default_rng(SEED + (dtype == DType.FLOAT32))
+    rng = np.random.default_rng(SEED + {DType.INT8: 0, DType.FLOAT32: 1, DType.INT16: 2}[dtype])
     check([lstm_case(rng, dtype, i) for i in range(case_count(12, 30))])
 
 
