@@ -74,7 +74,7 @@ def _operands(op: Op) -> str | None:
                 return f"the {gate} gate's input {slot} is {list(t.shape)}, expected {list(shape)}"
     for slot, what in ((HIDDEN, "hidden"), (CELL, "cell")):
         t = op.inputs[slot]
-        if t is None or t.is_const or t.elements != _batches(op) * n:
+        if t is None or not t.variable or t.elements != _batches(op) * n:
             return f"the {what} state (input {slot}) must be a variable tensor of {_batches(op) * n} values"
     return None
 
