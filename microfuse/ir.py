@@ -61,10 +61,27 @@ class Tensor:
     quant: Quant | None = None
     data: np.ndarray | None = None
     index: int = -1  # index in the source .tflite subgraph, -1 if made by a pass
+    # State that outlives an invoke (a variable tensor, a resource variable): it lives in the
+    # state area, never in the arena; `init` is its value at the start of a stream (None: the
+    # value TFLM resets variable tensors to, the zero point for int8 and 0 otherwise).
+    variable: bool = False
+    init: np.ndarray | None = None
 
     @property
     def is_const(self) -> bool:
         return self.data is not None
+
+    @property
+    def in_arena(self) -> bool:
+        """Whether the planner places it: neither a constant (flash) nor state (the state area)."""
+        return self.data is None and not self.variable
+
+    def initial(self) -> np.ndarray:
+        """A variable's value at the start of a stream."""
+        if self.init is not None:
+            return np.asarray(self.init, dtype=self.dtype.np).reshape(self.shape)
+        fill = self.quant.zero_point[0] if self.dtype == DType.INT8 and self.quant else 0
+        return np.full(self.shape, fill, dtype=self.dtype.np)
 
     @property
     def elements(self) -> int:
@@ -198,14 +215,18 @@ class Graph:
         return [op for op in self.ops if any(i is t for i in op.inputs)]
 
     def activations(self) -> list[Tensor]:
-        """Tensors that need arena memory: everything that is not a constant."""
-        return [t for t in self.tensors() if not t.is_const]
+        """Tensors that need arena memory: everything that is neither a constant nor state."""
+        return [t for t in self.tensors() if t.in_arena]
+
+    def state(self) -> list[Tensor]:
+        """Tensors that outlive an invoke (Tensor.variable), in first-use order."""
+        return [t for t in self.tensors() if t.variable]
 
     def verify(self, infer: Callable[[Op], Inferred] | None = None) -> None:
         """Check the invariants; raise ModelError naming the first broken one. With `infer`
         (the op registry's shape rules, microfuse.ops.verify passes them) outputs must also
         have the shape and dtype their op gives."""
-        available = {id(t) for t in self.inputs}
+        available = {id(t) for t in self.inputs} | {id(t) for t in self.state()}  # state: from the start
         produced: set[int] = set()
         for step, op in enumerate(self.ops):
             for t in op.inputs:

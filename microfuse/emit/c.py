@@ -91,20 +91,36 @@ class _CallView:
     comment: str
 
 
-def _pointer(t: Tensor, offset: int, const: bool) -> str:
-    return f"({'const ' if const else ''}{t.dtype.c} *)(arena + {offset})"
+class Places(dict):
+    """Tensor -> its C address: `arena + offset`, or `state + offset` for state (Tensor.variable)."""
+
+    def __init__(self, plan):
+        super().__init__({t: ("arena", o) for t, o in plan.offsets.items()})
+        self.update({t: ("state", o) for t, o in plan.state_offsets.items()})
+
+    def address(self, t: Tensor) -> str:
+        area, offset = self[t]
+        return f"{area} + {offset}"
+
+    def label(self, t: Tensor) -> str:
+        area, offset = self[t]
+        return f"{list(t.shape)}@{'state+' if area == 'state' else ''}{offset}"
 
 
-def _describe(call: Call, offsets: dict[Tensor, int]) -> str:
+def _pointer(t: Tensor, places: Places, const: bool) -> str:
+    return f"({'const ' if const else ''}{t.dtype.c} *)({places.address(t)})"
+
+
+def _describe(call: Call, places: Places) -> str:
     ops = call.sources
     first = ops[0]
     idx = ",".join(str(op.index) for op in ops)
-    ins = " ".join(f"{list(t.shape)}@{offsets[t]}" for t in call.inputs)
-    outs = " ".join(f"{list(t.shape)}@{offsets[t]}" for t in call.outputs)
+    ins = " ".join(places.label(t) for t in call.inputs)
+    outs = " ".join(places.label(t) for t in call.outputs)
     return f"op {idx} {call.label} '{first.name}' {ins} -> {outs}"  # the template escapes it
 
 
-def _view(i: int, call: Call, offsets: dict[Tensor, int], scratch_offset: int | None,
+def _view(i: int, call: Call, offsets: "Places", scratch_offset: int | None,
           backward: bool) -> _CallView:
     prefix = f"call{i}"
     arrays, fields = [], []
@@ -117,12 +133,12 @@ def _view(i: int, call: Call, offsets: dict[Tensor, int], scratch_offset: int | 
             fields.append((key, cname))
         else:
             fields.append((key, c_value(value)))
-    args = [_pointer(t, offsets[t], True) for t in call.inputs]
-    args += [_pointer(t, offsets[t], False) for t in call.outputs]
+    args = [_pointer(t, offsets, True) for t in call.inputs]
+    args += [_pointer(t, offsets, False) for t in call.outputs]
     if call.scratch:
         args.append(f"(void *)(arena + {scratch_offset})")
     out = call.outputs[0]
-    trace = f"arena + {offsets[out]}, {out.nbytes}u"
+    trace = f"{offsets.address(out)}, {out.nbytes}u"
     return _CallView(prefix, call.kernel, call.params_type, fields, arrays, args, trace,
                      _describe(call, offsets))
 
@@ -161,13 +177,15 @@ def emit(compiled, out: Path) -> None:
     files (PACKAGES)."""
     plan, name = compiled.plan, compiled.name
     offsets = plan.offsets
+    places = Places(plan)
     scratch = {id(op): off for op, (off, _) in plan.scratch.items()}
-    views = [_view(i, c, offsets, scratch.get(id(c.op)), c.op in plan.backward)
+    views = [_view(i, c, places, scratch.get(id(c.op)), c.op in plan.backward)
              for i, c in enumerate(compiled.calls)]
     graph = compiled.graph
     context = dict(
         name=name, N=name.upper(), banner=banner(compiled), command=compiled.options.command,
         align=plan.align, arena_bytes=plan.arena_bytes, calls=views,
+        state_bytes=plan.state_bytes, state=_state_views(graph, plan),
         summary=(f"{len(compiled.source.ops)} source ops -> {len(compiled.calls)} kernel calls, "
                  f"arena {plan.arena_bytes} bytes (whole-tensor lower bound {plan.lower_bound_bytes})"),
         inputs=[_IO("INPUT", i, t, offsets[t]) for i, t in enumerate(graph.inputs)],
@@ -182,6 +200,28 @@ def emit(compiled, out: Path) -> None:
     _copy_runtime(context["runtime"], out)
     copied = [p.read_text() for p in sorted(out.glob("mf_*.[ch]")) if p.name != symbols.CONFIG]
     (out / symbols.CONFIG).write_text(symbols.config_header(name, banner(compiled), symbols.runtime_symbols(copied)))
+
+
+@dataclass
+class _StateView:
+    tensor: Tensor
+    offset: int
+    cname: str
+    ctype: str
+    body: str
+    fill: int | None  # one byte value fills it (memset), else copied from the array
+
+
+def _state_views(graph, plan) -> list[_StateView]:
+    """Each state tensor's place and initial value (Tensor.initial): a memset when one byte repeats."""
+    found = []
+    for i, t in enumerate(graph.state()):
+        raw = np.ascontiguousarray(t.initial()).view(np.uint8).reshape(-1)
+        fill = int(raw[0]) if raw.size and np.all(raw == raw[0]) else None
+        data = t.initial()
+        body = "" if fill is not None else c_array_body(data)
+        found.append(_StateView(t, plan.state_offsets[t], f"state{i}_init", C_TYPES[data.dtype], body, fill))
+    return found
 
 
 def write_report(compiled, out: Path, **extra) -> dict:

@@ -16,6 +16,8 @@ from ..errors import MicrofuseError, UnsupportedError
 from ..ir import Op
 from . import conv, data, elementwise, fc, int16, pool, reduce, siblings, softmax  # noqa: F401  (register)
 from . import matmul, pool_s16, reduce_ops, resize  # noqa: F401
+from . import rnn  # noqa: F401  (register: LSTM, SVDF)
+from . import state  # noqa: F401  (register)
 from .call import Call, ConstArray
 from .kernels import SPECS, KernelSpec
 from .registry import LOWERINGS, OPTIMIZE_LEVELS, lowering

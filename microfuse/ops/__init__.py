@@ -112,3 +112,5 @@ def attr_fields(attrs) -> list[str]:
 
 from . import conv, elementwise, fc, internal, pool, shape  # noqa: E402,F401  (registers the families)
 from . import matmul, reduce_ops, resize  # noqa: E402,F401
+from . import rnn  # noqa: E402,F401  (UNIDIRECTIONAL_SEQUENCE_LSTM, SVDF)
+from . import state  # noqa: E402,F401  (resource variables: READ_VARIABLE, ASSIGN_VARIABLE)

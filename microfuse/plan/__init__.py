@@ -17,7 +17,7 @@ from typing import Callable
 
 from ..errors import ArenaLimitError, MicrofuseError, PlanError
 from ..ir import Graph, Op, Tensor, short_name
-from . import allocate, check, inplace, liveness, schedule
+from . import allocate, check, inplace, liveness, schedule, state
 from .liveness import Buffer, Buffers, Pair
 from .result import BufferInfo, OverlapUse, Plan, Savings
 
@@ -101,6 +101,7 @@ def plan(graph: Graph, arena_limit: int | None = None, align: int = 16,
     pl = min(tried, key=lambda p: p.arena)  # the graph's order on ties
     result = _plan_from(bufs, pl, tried[0], align)
     result.access = orders
+    result.state_offsets, result.state_bytes = state.layout(graph, align)
     check.check(graph, result)
     if arena_limit is not None and result.arena_bytes > arena_limit:
         raise _limit_error(result, arena_limit)

@@ -22,6 +22,7 @@ from .. import views
 from ..errors import PlanError
 from ..ir import Graph, Op, Tensor
 from .inplace import Access, access
+from . import state
 from .result import Plan
 
 
@@ -125,15 +126,16 @@ def _replay(acc: Access, src_at: int, dst_at: int, backward: bool, arena: int) -
 def check(graph: Graph, plan: Plan) -> None:
     """Raise PlanError with the first conflict if any read could see overwritten data."""
     _regions(graph, plan)
+    state.check(graph, plan.state_offsets, plan.state_bytes, plan.offsets, plan.align)
     arena = _Arena(plan.arena_bytes)
     vid: dict[Tensor, int] = {}
     for t in graph.inputs:
-        if not t.is_const:
+        if t.in_arena:
             vid[t] = arena.write(t.name, region(t, plan))
     for step, op in enumerate(plan.order):
         _run_op(op, step, plan, arena, vid)
     for t in graph.outputs:
-        if t.is_const:
+        if not t.in_arena:
             continue
         bad = arena.clobbered(vid[t], region(t, plan)) if t in vid else "it is never written"
         if bad:
@@ -150,7 +152,7 @@ def _intact(op: Op, step: int, t: Tensor, plan: Plan, arena: _Arena, vid: dict, 
 
 
 def _run_op(op: Op, step: int, plan: Plan, arena: _Arena, vid: dict) -> None:
-    inputs = [t for t in op.inputs if t is not None and not t.is_const]
+    inputs = [t for t in op.inputs if t is not None and t.in_arena]
     for t in inputs:
         _intact(op, step, t, plan, arena, vid, "reads")
     if op.kind == views.CONCAT_VIEW:
@@ -227,7 +229,7 @@ def _replay_overlaps(op: Op, step: int, plan: Plan) -> set[Tensor]:
     out = op.outputs[0]
     done: set[Tensor] = set()
     for slot, t in enumerate(op.inputs):
-        if t is None or t.is_const:
+        if t is None or not t.in_arena:
             continue
         if not _overlaps(plan.offsets[t], t.nbytes, plan.offsets[out], out.nbytes):
             continue

@@ -215,7 +215,7 @@ def access(op: Op, slot: int, order: str | None = REFERENCE) -> Access | None:
     if decl is None or len(op.outputs) != 1 or slot >= len(op.inputs):
         return None
     t = op.inputs[slot]
-    if t is None or t.is_const:
+    if t is None or not t.in_arena:
         return None
     return decl(op, slot)
 

@@ -72,6 +72,8 @@ def _alias_roots(graph: Graph) -> dict[Tensor, Tensor]:
         src = op.inputs[0]
         if src.is_const:
             raise PlanError(f"{op.where} '{op.name}': aliases a constant; fold it before planning")
+        if src.variable:
+            raise PlanError(f"{op.where} '{op.name}': aliases state '{src.name}' (the state area is not the arena)")
         for out in op.outputs:
             root[out] = root.get(src, src)
     for t in graph.activations():  # a slice lives in its base's storage
@@ -113,7 +115,7 @@ def build(graph: Graph, scratch: Callable[[Op], int] | None = None,
     for op in graph.ops:
         read = []
         for t in op.inputs:
-            if t is not None and not t.is_const and of[t] not in read:
+            if t is not None and t.in_arena and of[t] not in read:
                 read.append(of[t])
         reads[op] = read
         for b in read:
@@ -161,7 +163,7 @@ def _pairs(op: Op, of: dict[Tensor, Buffer], read: list[Buffer],
         return found  # an op writing a slice never overlaps its inputs
     dst = of[op.outputs[0]]
     for src in read:
-        slots = [i for i, t in enumerate(op.inputs) if t is not None and not t.is_const and of[t] is src]
+        slots = [i for i, t in enumerate(op.inputs) if t is not None and t.in_arena and of[t] is src]
         if src.is_output or not all(i in by_slot for i in slots):
             continue
         if any(views.is_slice(op.inputs[i]) for i in slots):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..ir import Op
+from ..ir import Op, Tensor
 from .liveness import Buffers, lifetimes, live_pairs, max_overlap, step_bytes
 
 
@@ -34,8 +34,14 @@ def _model(bufs: Buffers) -> _Model:
     made_by = {t: op for op in ops for t in op.outputs}
     preds, made, pairs = [], [], []
     cons = {b: sum(1 << index[c] for c in b.consumers) for b in bufs.buffers}
+    last_touch: dict[Tensor, Op] = {}  # ops reading or writing one state tensor keep their order
     for op in ops:
         deps = {made_by[t] for t in op.inputs if t is not None and t in made_by}
+        for t in op.inputs:
+            if t is not None and t.variable:
+                if t in last_touch:
+                    deps.add(last_touch[t])
+                last_touch[t] = op
         preds.append(sum(1 << index[d] for d in deps))
         made.append(sum(b.size for b in bufs.made[op]))
         pairs.append([(p.src.index, p.dst.index, cons[p.src],

@@ -12,6 +12,7 @@ import numpy as np
 from .. import ops as opdefs
 from ..errors import MicrofuseError, ModelError, UnsupportedError
 from ..ir import DType, Graph, Op, Quant, Tensor
+from . import resources
 from . import schema as S
 from .flatbuf import F32, I8, I32, I64, U8, U32, U64, FlatBuffer, Table
 
@@ -112,24 +113,30 @@ class _Reader:
         if len(subgraphs) == 0:
             raise ModelError("the model has no subgraphs")
         self.n_subgraphs = len(subgraphs)
+        self.subgraphs = subgraphs
         self.main = subgraphs[0]  # TFLite's convention: subgraph 0 is the model's entry point
         self.tensor_tables = self.main.tables("tensors", "tensor", S.TENSOR)
         self._tensors: dict[int, Tensor] = {}
         self._kinds: dict[int, str] = {}
+        self.state = resources.Resources()
 
     def graph(self, name: str) -> Graph:
-        ops = [self.operator(i, t) for i, t in enumerate(self.main.tables("operators", "op", S.OPERATOR))]
+        tables = self.main.tables("operators", "op", S.OPERATOR)
+        ops = [op for op in (self.operator(i, t) for i, t in enumerate(tables)) if op is not None]
         inputs = [self.tensor(k, f"graph input {j}") for j, k in enumerate(self.main.scalars("inputs", I32))]
         outputs = [self.tensor(k, f"graph output {j}") for j, k in enumerate(self.main.scalars("outputs", I32))]
+        for t in [*inputs, *outputs]:
+            if t.variable:
+                raise UnsupportedError(f"tensor {t.index} '{_short(t.name)}': a variable (stateful) tensor is a "
+                                       "graph input or output; microfuse keeps state inside the model")
         return Graph(ops, inputs, outputs, name=name, metadata=self.metadata())
 
     # -- operators ------------------------------------------------------------------------
     def operator(self, index: int, table: Table) -> Op:
         kind = self.kind(table.scalar("opcode_index", U32), f"op {index}")
         where = table.where = f"op {index} {kind}"
-        if kind in SUBGRAPH_OPS:
-            raise UnsupportedError(f"{where}: runs another subgraph (the model has {self.n_subgraphs}); "
-                                   "microfuse compiles only the main subgraph")
+        if kind in SUBGRAPH_OPS or kind in resources.KINDS:
+            return resources.operator(self, index, kind, table, where)
         inputs = [None if k == -1 else self.tensor(k, f"{where} input {j}")
                   for j, k in enumerate(table.scalars("inputs", I32))]
         outputs = [self.tensor(k, f"{where} output {j}") for j, k in enumerate(table.scalars("outputs", I32))]
@@ -189,14 +196,14 @@ class _Reader:
         nbytes = math.prod(shape) * dtype.size
         if nbytes > MAX_TENSOR_BYTES:
             raise UnsupportedError(f"{where}: shape {list(shape)} {dtype} needs {nbytes} bytes (more than 2 GiB)")
-        if tt.scalar("is_variable", U8):
-            raise UnsupportedError(f"{where}: variable (stateful) tensors are not supported")
         if tt.has("sparsity"):
             raise UnsupportedError(f"{where}: sparse tensors are not supported")
         if tt.scalar("external_buffer", U32):
             raise UnsupportedError(f"{where}: data in an external file is not supported")
         quant = _quant(tt, shape, dtype, where)
         data = self._data(tt, shape, dtype, nbytes, where)
+        if tt.scalar("is_variable", U8):  # state: TFLM ignores the buffer and resets it (Tensor.initial)
+            return Tensor(name, shape, dtype, quant, None, index, variable=True)
         return Tensor(name, shape, dtype, quant, data, index)
 
     def _data(self, tt: Table, shape: tuple[int, ...], dtype: DType, nbytes: int, where: str):

@@ -67,6 +67,9 @@ UniqueOptions ReverseV2Options AddNOptions GatherNdOptions CosOptions WhereOptio
 ReverseSequenceOptions MatrixDiagOptions QuantizeOptions MatrixSetDiagOptions HardSwishOptions
 IfOptions WhileOptions DepthToSpaceOptions NonMaxSuppressionV4Options NonMaxSuppressionV5Options
 ScatterNdOptions SelectV2Options DensifyOptions SegmentSumOptions BatchMatMulOptions
+ScatterNdOptions SelectV2Options DensifyOptions SegmentSumOptions BatchMatMulOptions CumsumOptions
+CallOnceOptions BroadcastToOptions Rfft2dOptions Conv3DOptions HashtableOptions HashtableFindOptions
+HashtableImportOptions HashtableSizeOptions VarHandleOptions ReadVariableOptions AssignVariableOptions
 """.split()
 OPTIONS_TYPE_CODE = {name: i + 1 for i, name in enumerate(_OPTIONS_UNION)}
 OPTIONS_TYPE_NAME = {code: name for name, code in OPTIONS_TYPE_CODE.items()}
@@ -132,7 +135,18 @@ OPTIONS_FIELDS: dict[str, tuple[Field, ...]] = {
     "ResizeBilinearOptions": _f("new_height:i32 new_width:i32 align_corners:bool half_pixel_centers:bool"),
     "ResizeNearestNeighborOptions": _f("align_corners:bool half_pixel_centers:bool"),
     "BatchMatMulOptions": _f("adj_x:bool adj_y:bool asymmetric_quantize_inputs:bool"),
+    "UnidirectionalSequenceLSTMOptions": _f("fused_activation_function:i8 cell_clip:f32 proj_clip:f32 "
+                                            "time_major:bool asymmetric_quantize_inputs:bool "
+                                            "diagonal_recurrent_tensors:bool"),
+    "SVDFOptions": _f("rank:i32 fused_activation_function:i8 asymmetric_quantize_inputs:bool"),
+    "CallOnceOptions": _f("init_subgraph_index:i32"),
+    "IfOptions": _f("then_subgraph_index:i32 else_subgraph_index:i32"),
+    "WhileOptions": _f("cond_subgraph_index:i32 body_subgraph_index:i32"),
+    "SplitOptions": _f("num_splits:i32"),
+    "SplitVOptions": _f("num_splits:i32"),
+    "UnpackOptions": _f("num:i32 axis:i32"),
 }
+VAR_HANDLE_OPTIONS = {"container": 0, "shared_name": 1}  # strings: the reader decodes them itself
 
 # Deprecated fields that still hold their slots (schema.fbs keeps them; generated code omits them).
 DEPRECATED_FIELDS = {("ResizeBilinearOptions", "new_height"), ("ResizeBilinearOptions", "new_width")}
@@ -176,6 +190,14 @@ OP_OPTIONS = {
     "RESIZE_BILINEAR": "ResizeBilinearOptions",
     "RESIZE_NEAREST_NEIGHBOR": "ResizeNearestNeighborOptions",
     "BATCH_MATMUL": "BatchMatMulOptions",
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": "UnidirectionalSequenceLSTMOptions",
+    "SVDF": "SVDFOptions",
+    "CALL_ONCE": "CallOnceOptions",
+    "IF": "IfOptions",
+    "WHILE": "WhileOptions",
+    "SPLIT": "SplitOptions",
+    "SPLIT_V": "SplitVOptions",
+    "UNPACK": "UnpackOptions",
 }
 
 # Field slots of the model tables (vtable slot = position in the schema's table).

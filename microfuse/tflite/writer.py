@@ -137,6 +137,8 @@ class _Writer:
             ("type", "PrependInt8Slot", S.TENSOR_TYPE_CODE[t.dtype.name]),
             ("buffer", "PrependUint32Slot", buffer),
         ]
+        if t.variable:
+            values.append(("is_variable", "PrependBoolSlot", True))
         return self.table(S.TENSOR, values)
 
     def quantization(self, t: Tensor) -> int:

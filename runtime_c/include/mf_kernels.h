@@ -19,6 +19,9 @@
 #include "mf_resize.h"
 #include "mf_matmul.h"
 #include "mf_pool_s16.h"
+#include "mf_lstm.h"
+#include "mf_svdf.h"
+#include "mf_state.h"
 #include "mf_int16.h"
 
 #endif /* MF_KERNELS_H */

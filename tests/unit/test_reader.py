@@ -283,7 +283,11 @@ def test_unsupported_type():
 def test_variable_tensor():
     t = add_model().tensors
     t[0].is_variable = True
-    _fails(add_model(tensors=t), UnsupportedError, "variable")
+    _fails(add_model(tensors=t), UnsupportedError, r"tensor 0 'x': a variable \(stateful\) tensor is a graph input")
+    t = add_model().tensors
+    t[1].is_variable = True  # the constant operand: state now, its stored value ignored as in TFLM
+    graph = read_bytes(add_model(tensors=t).build())
+    assert graph.ops[0].inputs[1].variable and graph.ops[0].inputs[1].data is None
 
 
 def test_quantization_errors():
@@ -311,7 +315,7 @@ def test_options_value_out_of_range():
 def test_control_flow_needs_another_subgraph():
     spec = add_model(codes=[CodeSpec(deprecated=S.BUILTIN_CODE["WHILE"], builtin=S.BUILTIN_CODE["WHILE"])],
                      ops=[OpSpec(0, [0], [2])], extra_subgraphs=2)
-    _fails(spec, UnsupportedError, r"op 0 WHILE: runs another subgraph \(the model has 3\)")
+    _fails(spec, UnsupportedError, r"op 0 WHILE: WHILE runs other subgraphs at every invoke")
 
 
 def test_load_reports_unsupported_ops(tmp_path):
