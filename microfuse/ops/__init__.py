@@ -90,10 +90,18 @@ def _operand_problems(op: Op) -> list[str]:
 
 def check_supported(graph: Graph) -> None:
     """Raise one UnsupportedError listing every op that cannot be compiled."""
-    lines = []
-    for op in graph.ops:
-        for msg in problems(op):
-            lines.append(f"op {op.index} {op.kind}" + (f" '{op.name}'" if op.name else "") + f": {msg}")
+    raise_blockers(blockers(graph.ops))
+
+
+def blockers(op_list) -> list[tuple[int, str]]:
+    """(op index, 'op N KIND 'name': reason') for every problem of every op."""
+    return [(op.index, f"op {op.index} {op.kind}" + (f" '{op.name}'" if op.name else "") + f": {msg}")
+            for op in op_list for msg in problems(op)]
+
+
+def raise_blockers(found: list[tuple[int, str]]) -> None:
+    """One UnsupportedError naming every blocker in op order (the first one in full, then the rest)."""
+    lines = [line for _, line in sorted(found, key=lambda f: f[0])]
     if lines:
         more = f" (and {len(lines) - 1} more: " + "; ".join(lines[1:]) + ")" if len(lines) > 1 else ""
         raise UnsupportedError(lines[0] + more)

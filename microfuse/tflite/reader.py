@@ -118,7 +118,14 @@ class _Reader:
         self._kinds: dict[int, str] = {}
 
     def graph(self, name: str) -> Graph:
-        ops = [self.operator(i, t) for i, t in enumerate(self.main.tables("operators", "op", S.OPERATOR))]
+        ops, blocked = [], []
+        for i, t in enumerate(self.main.tables("operators", "op", S.OPERATOR)):
+            try:
+                ops.append(self.operator(i, t))
+            except UnsupportedError as e:  # valid but not compilable: go on to find every blocker
+                blocked.append((i, str(e)))
+        if blocked:
+            opdefs.raise_blockers(blocked + opdefs.blockers(ops))
         inputs = [self.tensor(k, f"graph input {j}") for j, k in enumerate(self.main.scalars("inputs", I32))]
         outputs = [self.tensor(k, f"graph output {j}") for j, k in enumerate(self.main.scalars("outputs", I32))]
         return Graph(ops, inputs, outputs, name=name, metadata=self.metadata())
@@ -130,9 +137,12 @@ class _Reader:
         if kind in SUBGRAPH_OPS:
             raise UnsupportedError(f"{where}: runs another subgraph (the model has {self.n_subgraphs}); "
                                    "microfuse compiles only the main subgraph")
-        inputs = [None if k == -1 else self.tensor(k, f"{where} input {j}")
-                  for j, k in enumerate(table.scalars("inputs", I32))]
-        outputs = [self.tensor(k, f"{where} output {j}") for j, k in enumerate(table.scalars("outputs", I32))]
+        try:
+            inputs = [None if k == -1 else self.tensor(k, f"{where} input {j}")
+                      for j, k in enumerate(table.scalars("inputs", I32))]
+            outputs = [self.tensor(k, f"{where} output {j}") for j, k in enumerate(table.scalars("outputs", I32))]
+        except UnsupportedError as e:
+            raise UnsupportedError(f"{where}: {e}") from None
         attrs = self.attrs(kind, table, where)
         return Op(kind, inputs, outputs, attrs, name=outputs[0].name if outputs else "", index=index)
 
@@ -284,6 +294,10 @@ def _quant(tt: Table, shape: tuple[int, ...], dtype: DType, where: str) -> Quant
     if len(scale) == 1:
         return Quant(tuple(scale), tuple(zero_point), None)
     axis = q.scalar("quantized_dimension", I32)
+    if len(shape) == 1 and shape[0] == len(scale):
+        # A 1-D per-axis tensor (a bias) has one axis: converters may store the filter's
+        # quantized_dimension (person_detect: 3). TFLM ignores bias quantization altogether.
+        axis = 0
     if not 0 <= axis < len(shape) or shape[axis] != len(scale):
         raise ModelError(f"{where}: {len(scale)} per-axis scales do not match dimension {axis} "
                          f"of shape {list(shape)}")
