@@ -151,6 +151,8 @@ def _build(args: argparse.Namespace) -> int:
     out = args.output or f"out/{options.name}"
     c = build(args.model, out, options, report=_report_sections(args, options))
     print(summary(c, out))
+    for note in c.notes:
+        print(f"note: {note}")
     if args.explain:
         from .passes.explain import format_decisions
 

@@ -174,6 +174,7 @@ class Graph:
     outputs: list[Tensor]
     name: str = "model"
     metadata: dict[str, bytes] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)  # what the reader changed, for the user (one line each)
 
     def tensors(self) -> list[Tensor]:
         """Every tensor used, each once, in first-use order (inputs first)."""
@@ -238,5 +239,5 @@ def _check_shapes(op: Op, expected: Inferred) -> None:
         if tuple(t.shape) != tuple(shape) or (dtype is not None and t.dtype != dtype):
             raise ModelError(
                 f"{op.where}: output '{t.name}' is {list(t.shape)} {t.dtype}, "
-                f"but the op gives {list(shape)} {dtype or t.dtype}"
+                f"but the op gives {[int(d) for d in shape]} {dtype or t.dtype}"
             )

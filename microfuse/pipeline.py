@@ -92,7 +92,7 @@ def compile_model(model: str | Path | bytes | Graph, options: Options = Options(
         raise ArenaLimitError(f"{e} ({where}--optimize size may need less; `microfuse build` without "
                               "the limit writes report.html with the memory timeline)") from None
     ordered = [calls[id(op)] for op in memory.order if id(op) in calls]
-    return Compiled(options.name, source, graph, ordered, memory, options, path,
+    return Compiled(options.name, source, graph, ordered, memory, options, path, notes=list(source.notes),
                     fusion=context.decisions())
 
 

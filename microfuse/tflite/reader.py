@@ -116,6 +116,7 @@ class _Reader:
         self.tensor_tables = self.main.tables("tensors", "tensor", S.TENSOR)
         self._tensors: dict[int, Tensor] = {}
         self._kinds: dict[int, str] = {}
+        self._signatures: dict[int, tuple[int, ...]] = {}  # tensor index -> shape_signature, if any
 
     def graph(self, name: str) -> Graph:
         ops, blocked = [], []
@@ -126,9 +127,34 @@ class _Reader:
                 blocked.append((i, str(e)))
         if blocked:
             opdefs.raise_blockers(blocked + opdefs.blockers(ops))
+        notes = self.resize_dynamic(ops)
         inputs = [self.tensor(k, f"graph input {j}") for j, k in enumerate(self.main.scalars("inputs", I32))]
         outputs = [self.tensor(k, f"graph output {j}") for j, k in enumerate(self.main.scalars("outputs", I32))]
-        return Graph(ops, inputs, outputs, name=name, metadata=self.metadata())
+        return Graph(ops, inputs, outputs, name=name, metadata=self.metadata(), notes=notes)
+
+    def resize_dynamic(self, ops: list[Op]) -> list[str]:
+        """Outputs stored with a shape that differs from their op's rule only where shape_signature
+        says -1 (a dynamic batch behind SPACE_TO_BATCH_ND) take the rule's shape, as TFLite's
+        resizing does; TFLM keeps the stored one (tflite-micro #3185). One note says so."""
+        changed = []
+        for op in ops:
+            try:
+                expected = opdefs.infer(op)
+            except MicrofuseError:
+                continue  # the checks after reading name it
+            for t, (shape, _) in zip(op.outputs, expected):
+                shape, signature = tuple(int(d) for d in shape), self._signatures.get(t.index, ())
+                if shape == t.shape or len(shape) != len(t.shape) or len(signature) != len(shape) \
+                        or any(a != b and s != -1 for a, b, s in zip(t.shape, shape, signature)):
+                    continue
+                if min(shape) < 0 or math.prod(shape) * t.dtype.size > MAX_TENSOR_BYTES:
+                    continue
+                changed.append(f"op {op.index} {op.kind} '{_short(t.name, 32)}' {list(t.shape)} -> {list(shape)}")
+                t.shape = shape
+        if not changed:
+            return []
+        return [f"recomputed {len(changed)} stored shape(s) whose dynamic (-1) dimensions disagree with their "
+                f"op's shape rule, as TFLite does: " + "; ".join(changed)]
 
     # -- operators ------------------------------------------------------------------------
     def operator(self, index: int, table: Table) -> Op:
@@ -196,6 +222,7 @@ class _Reader:
         where = tt.where = f"tensor {index} '{_short(name)}'"
         dtype = _dtype(tt.scalar("type", I8), where)
         shape = _shape(tt, where)
+        self._signatures[index] = tt.scalars("shape_signature", I32, limit=MAX_RANK)
         nbytes = math.prod(shape) * dtype.size
         if nbytes > MAX_TENSOR_BYTES:
             raise UnsupportedError(f"{where}: shape {list(shape)} {dtype} needs {nbytes} bytes (more than 2 GiB)")

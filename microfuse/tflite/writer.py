@@ -23,13 +23,14 @@ _SCALAR_SLOT = {
 }
 
 
-def write(graph: Graph) -> bytes:
-    """The graph as .tflite bytes (schema version 3, identifier TFL3, one subgraph)."""
+def write(graph: Graph, signatures: dict[str, tuple[int, ...]] | None = None) -> bytes:
+    """The graph as .tflite bytes (schema version 3, identifier TFL3, one subgraph).
+    `signatures`: a shape_signature (-1: dynamic) per tensor name, as converters write them."""
     tensors = tensor_order(graph)
     size = sum(t.nbytes for t in tensors if t.is_const) + sum(len(v) for v in graph.metadata.values())
     b = flatbuffers.Builder(size + 4096)
     b.ForceDefaults(True)  # write every field, defaults included: readers need not know them
-    w = _Writer(b, graph, tensors)
+    w = _Writer(b, graph, tensors, signatures or {})
     return w.model()
 
 
@@ -54,8 +55,10 @@ def _opcode(kind: str) -> tuple[int, str | None]:
 class _Writer:
     """Builds the tables bottom-up (flatbuffers needs children before parents)."""
 
-    def __init__(self, b: flatbuffers.Builder, graph: Graph, tensors: list[Tensor]):
+    def __init__(self, b: flatbuffers.Builder, graph: Graph, tensors: list[Tensor],
+                 signatures: dict[str, tuple[int, ...]]):
         self.b = b
+        self.signatures = signatures
         self.graph = graph
         self.tensors = tensors
         self.tindex = {id(t): i for i, t in enumerate(tensors)}
@@ -133,6 +136,8 @@ class _Writer:
         ]
         if t.quant is not None:
             values.append(("quantization", "PrependUOffsetTRelativeSlot", self.quantization(t)))
+        if t.name in self.signatures:
+            values.append(("shape_signature", "PrependUOffsetTRelativeSlot", self.vec_i32(self.signatures[t.name])))
         values += [
             ("type", "PrependInt8Slot", S.TENSOR_TYPE_CODE[t.dtype.name]),
             ("buffer", "PrependUint32Slot", buffer),
