@@ -20,6 +20,8 @@ class DType(enum.Enum):
     INT32 = ("int32", "int32_t")
     INT64 = ("int64", "int64_t")
     FLOAT32 = ("float32", "float")
+    UINT32 = ("uint32", "uint32_t")  # the TFLM signal library's spectra and energies
+    UINT64 = ("uint64", "uint64_t")
     BOOL = ("bool", "bool")
 
     @property

@@ -12,6 +12,7 @@ import numpy as np
 from .. import ops as opdefs
 from ..errors import MicrofuseError, ModelError, UnsupportedError
 from ..ir import DType, Graph, Op, Quant, Tensor
+from . import flexbuf
 from . import schema as S
 from .flatbuf import F32, I8, I32, I64, U8, U32, U64, FlatBuffer, Table
 
@@ -190,7 +191,16 @@ class _Reader:
         return kind
 
     def attrs(self, kind: str, table: Table, where: str):
-        """Decode the builtin options generically from schema.OPTIONS_FIELDS, then type them."""
+        """Decode the builtin options generically from schema.OPTIONS_FIELDS, then type them;
+        a custom op's FlexBuffer options likewise when microfuse knows the op (else kept raw)."""
+        if kind.startswith("CUSTOM:"):
+            raw = bytes(table.raw("custom_options"))
+            if kind not in opdefs.REGISTRY:
+                return opdefs.build_attrs(kind, {"custom_options": raw})
+            try:
+                return opdefs.build_attrs(kind, flexbuf.read_map(raw, where))
+            except (ValueError, TypeError) as e:
+                raise ModelError(f"{where}: invalid custom options: {e}") from None
         table_name = S.OP_OPTIONS.get(kind)
         if table_name is None or table_name not in S.OPTIONS_FIELDS:
             return opdefs.build_attrs(kind, {})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import flatbuffers
+from flatbuffers import flexbuffers
 import numpy as np
 
 from .. import ops as opdefs
@@ -50,6 +51,14 @@ def _opcode(kind: str) -> tuple[int, str | None]:
     if kind.startswith("BUILTIN_") and kind[8:].isdigit():
         return int(kind[8:]), None  # an op newer than our enum, named by its code
     raise UnsupportedError(f"cannot write op kind '{kind}': not a TFLite builtin")
+
+
+def custom_options(op: Op) -> bytes:
+    """A custom op's options as TFLM reads them: a FlexBuffer map (kept as read for unknown ops)."""
+    raw = opdefs.attrs_to_options(op)
+    if isinstance(raw.get("custom_options"), (bytes, bytearray, memoryview)):
+        return bytes(raw["custom_options"])
+    return bytes(flexbuffers.Dumps(raw)) if raw else b""
 
 
 class _Writer:
@@ -165,7 +174,10 @@ class _Writer:
             ("inputs", "PrependUOffsetTRelativeSlot", self.vec_i32(inputs)),
             ("outputs", "PrependUOffsetTRelativeSlot", self.vec_i32(self.tindex[id(t)] for t in op.outputs)),
         ]
-        options = self.options(op)
+        options = None if op.kind.startswith("CUSTOM:") else self.options(op)
+        if op.kind.startswith("CUSTOM:"):
+            values += [("custom_options", "PrependUOffsetTRelativeSlot", self.b.CreateByteVector(custom_options(op))),
+                       ("custom_options_format", "PrependInt8Slot", 0)]  # FLEXBUFFERS
         if options is not None:
             table_name, offset = options
             values += [
