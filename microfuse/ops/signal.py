@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from ..ir import DType, Op
 from .attrs import Attrs
 from .registry import OpDef, register
+from ..tflite.schema import TENSOR_TYPE_CODE
 
 I16, I32, U32, U64 = DType.INT16, DType.INT32, DType.UINT32, DType.UINT64
 PCAN_LUT = 4 * 32 - 6 + 3  # WideDynamicFunction reads lut[4 * msb - 6 + 2] for msb up to 32
@@ -15,6 +16,14 @@ PCAN_LUT = 4 * 32 - 6 + 3  # WideDynamicFunction reads lut[4 * msb - 6 + 2] for 
 @dataclass(frozen=True)
 class WindowAttrs(Attrs):
     shift: int
+
+
+@dataclass(frozen=True)
+class RfftAttrs(Attrs):
+    OPTIONS = {"type_code": "T"}  # TensorFlow adds the element type as option 'T'
+
+    type_code: int
+    fft_length: int
 
 
 @dataclass(frozen=True)
@@ -65,6 +74,19 @@ def _window_size(op: Op) -> str | None:
     if size == 0 or n % size:
         return f"input of {n} values is not a whole number of windows of {size}"
     return None if 0 <= op.attrs.shift < 32 else f"shift {op.attrs.shift} is outside 0..31"
+
+
+def _infer_rfft(op: Op):
+    return [((*op.inputs[0].shape[:-1], op.attrs.fft_length + 2), I16)]
+
+
+def _rfft_config(op: Op) -> str | None:
+    n, length = op.attrs.fft_length, op.inputs[0].shape[-1]
+    if op.attrs.type_code != TENSOR_TYPE_CODE["INT16"]:
+        return f"option T {op.attrs.type_code} is not int16 (int32 and float32 Rfft are not supported)"
+    if n < 4 or n & (n - 1) or n > 1 << 16:
+        return f"fft_length {n} must be a power of two from 4 to 65536 (kissfft radix 4 and 2 only)"
+    return None if length <= n else f"frames of {length} values are longer than fft_length {n}"
 
 
 def _energy_range(op: Op) -> str | None:
@@ -119,6 +141,7 @@ register(
         _operands((I16, None, False), (I16, 1, True), outputs=((I16, None),)), _window_size),
     _op("SignalFftAutoScale", None, lambda op: [(op.inputs[0].shape, I16), ((), I32)],
         _operands((I16, 1, False), outputs=((I16, 1), (I32, 0)))),
+    _op("SignalRfft", RfftAttrs, _infer_rfft, _operands((I16, None, False), outputs=((I16, None),)), _rfft_config),
     _op("SignalEnergy", EnergyAttrs, lambda op: [((op.inputs[0].shape[0] // 2,), U32)],
         _operands((I16, 1, False), outputs=((U32, 1),)), _energy_range),
     _op("SignalFilterBank", FilterBankAttrs, lambda op: [((op.attrs.num_channels,), U64)],

@@ -47,6 +47,18 @@ typedef struct {
     uint32_t output_scale;
 } mf_signal_filter_bank_log_params;
 
+/* SignalRfft (int16): TFLM's fixed-point kiss_fftr per frame of input_length values, zero-padded
+ * to fft_length (a power of two), giving fft_length / 2 + 1 (re, im) bins. Each butterfly stage
+ * divides by its radix as kissfft's FIXED_POINT build does. The tables are made at compile time:
+ * twiddles (fft_length / 2 complex), super_twiddles (fft_length / 4), the radices (factors). The
+ * scratch holds the padded frame and the complex FFT: 2 * fft_length int16. */
+typedef struct {
+    int32_t frames, input_length, fft_length;
+    const int16_t *twiddles, *super_twiddles;
+    const int32_t *factors;
+} mf_signal_rfft_params;
+
+void mf_signal_rfft_s16(const mf_signal_rfft_params *p, const int16_t *in, int16_t *out, void *scratch);
 void mf_signal_window_s16(const mf_signal_window_params *p, const int16_t *in, int16_t *out);
 void mf_signal_fft_auto_scale_s16(const mf_signal_fft_auto_scale_params *p, const int16_t *in, int16_t *out,
                                   int32_t *scale_bits);

@@ -214,3 +214,127 @@ void mf_signal_filter_bank_log_u32(const mf_signal_filter_bank_log_params *p, co
         out[i] = (int16_t)(value < 32767u ? value : 32767u);
     }
 }
+
+/* -- SignalRfft: kissfft's fixed-point arithmetic on (re, im) int16 pairs -------------------- */
+
+static int16_t mf_kf_round(int32_t x) /* kissfft's sround: Q15 product back to int16 */
+{
+    return (int16_t)((x + (1 << 14)) >> 15);
+}
+
+static void mf_kf_div(int16_t *c, int32_t radix) /* C_FIXDIV: times (32767 / radix) in Q15 */
+{
+    const int32_t k = 32767 / radix;
+    c[0] = mf_kf_round(c[0] * k);
+    c[1] = mf_kf_round(c[1] * k);
+}
+
+static void mf_kf_mul(int16_t *m, const int16_t *a, const int16_t *b)
+{
+    const int32_t re = (int32_t)a[0] * b[0] - (int32_t)a[1] * b[1];
+    const int32_t im = (int32_t)a[0] * b[1] + (int32_t)a[1] * b[0];
+    m[0] = mf_kf_round(re);
+    m[1] = mf_kf_round(im);
+}
+
+static void mf_kf_bfly2(int16_t *out, int32_t fstride, const int16_t *tw, int32_t m)
+{
+    int32_t k;
+    for (k = 0; k < m; ++k) {
+        int16_t *a = out + 2 * k, *b = out + 2 * (k + m), t[2];
+        mf_kf_div(a, 2);
+        mf_kf_div(b, 2);
+        mf_kf_mul(t, b, tw + 2 * k * fstride);
+        b[0] = (int16_t)(a[0] - t[0]);
+        b[1] = (int16_t)(a[1] - t[1]);
+        a[0] = (int16_t)(a[0] + t[0]);
+        a[1] = (int16_t)(a[1] + t[1]);
+    }
+}
+
+static void mf_kf_bfly4(int16_t *out, int32_t fstride, const int16_t *tw, int32_t m)
+{
+    int32_t k, j;
+    for (k = 0; k < m; ++k) {
+        int16_t *f[4], s0[2], s1[2], s2[2], s3[2], s4[2], s5[2];
+        for (j = 0; j < 4; ++j) {
+            f[j] = out + 2 * (k + j * m);
+            mf_kf_div(f[j], 4);
+        }
+        mf_kf_mul(s0, f[1], tw + 2 * k * fstride);
+        mf_kf_mul(s1, f[2], tw + 4 * k * fstride);
+        mf_kf_mul(s2, f[3], tw + 6 * k * fstride);
+        for (j = 0; j < 2; ++j) {
+            s5[j] = (int16_t)(f[0][j] - s1[j]);
+            f[0][j] = (int16_t)(f[0][j] + s1[j]);
+            s3[j] = (int16_t)(s0[j] + s2[j]);
+            s4[j] = (int16_t)(s0[j] - s2[j]);
+            f[2][j] = (int16_t)(f[0][j] - s3[j]);
+            f[0][j] = (int16_t)(f[0][j] + s3[j]);
+        }
+        f[1][0] = (int16_t)(s5[0] + s4[1]);
+        f[1][1] = (int16_t)(s5[1] - s4[0]);
+        f[3][0] = (int16_t)(s5[0] - s4[1]);
+        f[3][1] = (int16_t)(s5[1] + s4[0]);
+    }
+}
+
+/* kissfft's kf_work: decimation in time, radix factors[0] over blocks of factors[1]. */
+static void mf_kf_work(int16_t *out, const int16_t *f, int32_t fstride, const int32_t *factors, const int16_t *tw)
+{
+    const int32_t p = factors[0], m = factors[1];
+    int32_t q;
+    for (q = 0; q < p; ++q) {
+        if (m == 1) {
+            out[2 * q] = f[2 * q * fstride];
+            out[2 * q + 1] = f[2 * q * fstride + 1];
+        } else {
+            mf_kf_work(out + 2 * q * m, f + 2 * q * fstride, fstride * p, factors + 2, tw);
+        }
+    }
+    if (p == 2) {
+        mf_kf_bfly2(out, fstride, tw, m);
+    } else {
+        mf_kf_bfly4(out, fstride, tw, m);
+    }
+}
+
+void mf_signal_rfft_s16(const mf_signal_rfft_params *p, const int16_t *in, int16_t *out, void *scratch)
+{
+    int16_t *frame = (int16_t *)scratch, *c = frame + p->fft_length;
+    const int32_t half = p->fft_length / 2;
+    int32_t n, i, k;
+    for (n = 0; n < p->frames; ++n, in += p->input_length, out += 2 * (half + 1)) {
+        for (i = 0; i < p->fft_length; ++i) {
+            frame[i] = i < p->input_length ? in[i] : 0;
+        }
+        mf_kf_work(c, frame, 1, p->factors, p->twiddles); /* half complex points */
+        {
+            int16_t dc[2];
+            dc[0] = c[0];
+            dc[1] = c[1];
+            mf_kf_div(dc, 2);
+            out[0] = (int16_t)(dc[0] + dc[1]);
+            out[2 * half] = (int16_t)(dc[0] - dc[1]);
+            out[1] = out[2 * half + 1] = 0;
+        }
+        for (k = 1; k <= half / 2; ++k) {
+            int16_t fk[2], fnk[2], f1[2], f2[2], t[2];
+            fk[0] = c[2 * k];
+            fk[1] = c[2 * k + 1];
+            fnk[0] = c[2 * (half - k)];
+            fnk[1] = (int16_t)(-c[2 * (half - k) + 1]);
+            mf_kf_div(fk, 2);
+            mf_kf_div(fnk, 2);
+            f1[0] = (int16_t)(fk[0] + fnk[0]);
+            f1[1] = (int16_t)(fk[1] + fnk[1]);
+            f2[0] = (int16_t)(fk[0] - fnk[0]);
+            f2[1] = (int16_t)(fk[1] - fnk[1]);
+            mf_kf_mul(t, f2, p->super_twiddles + 2 * (k - 1));
+            out[2 * k] = (int16_t)((f1[0] + t[0]) >> 1);
+            out[2 * k + 1] = (int16_t)((f1[1] + t[1]) >> 1);
+            out[2 * (half - k)] = (int16_t)((f1[0] - t[0]) >> 1);
+            out[2 * (half - k) + 1] = (int16_t)((t[1] - f1[1]) >> 1);
+        }
+    }
+}

@@ -12,7 +12,7 @@ import pytest
 
 from microfuse import ops
 from microfuse.ir import DType, Graph, Op, Tensor
-from microfuse.ops.signal import EnergyAttrs, FilterBankAttrs, FilterBankLogAttrs, PcanAttrs, WindowAttrs
+from microfuse.ops.signal import EnergyAttrs, RfftAttrs, FilterBankAttrs, FilterBankLogAttrs, PcanAttrs, WindowAttrs
 from microfuse.pipeline import Options
 from microfuse.testing.compare import difference
 from microfuse.testing.host import run_graph
@@ -65,6 +65,17 @@ def fft_auto_scale(rng) -> SignalCase:
     return SignalCase(g, feed)
 
 
+def rfft(rng) -> SignalCase:
+    n = int(2 ** rng.integers(2, 10))
+    length, frames = int(rng.integers(1, n + 1)), int(rng.integers(1, 3))
+    shape = (length,) if frames == 1 and rng.random() < 0.5 else (frames, length)
+    g = one_op("SignalRfft", [Tensor("x", shape, I16)], [Tensor("y", (), I16)], RfftAttrs(7, n))
+
+    def feed(r):  # full scale, and the small windowed frames the audio front end gives
+        return [full(r, I16, shape) >> int(r.choice([0, 0, 4, 10]))]
+    return SignalCase(g, feed)
+
+
 def energy(rng) -> SignalCase:
     bins = int(rng.integers(1, 80))
     start = int(rng.integers(0, bins + 1))
@@ -113,7 +124,7 @@ def filter_bank_log(rng) -> SignalCase:
     return SignalCase(g, lambda r: [full(r, U32, (n,)) >> r.integers(0, 32, size=n).astype(np.uint32)])
 
 
-MAKERS = {"SignalWindow": window, "SignalFftAutoScale": fft_auto_scale, "SignalEnergy": energy,
+MAKERS = {"SignalWindow": window, "SignalFftAutoScale": fft_auto_scale, "SignalRfft": rfft, "SignalEnergy": energy,
           "SignalFilterBank": filter_bank, "SignalFilterBankSquareRoot": filter_bank_sqrt, "SignalPCAN": pcan,
           "SignalFilterBankLog": filter_bank_log}
 
