@@ -15,7 +15,7 @@ from .. import ops as opdefs
 from ..errors import MicrofuseError, UnsupportedError
 from ..ir import Op
 from . import conv, data, elementwise, fc, int16, pool, reduce, siblings, softmax  # noqa: F401  (register)
-from . import signal  # noqa: F401  (register: TFLM signal-library custom ops)
+from . import cast, signal  # noqa: F401  (register: CAST, TFLM signal-library custom ops)
 from .call import Call, ConstArray
 from .kernels import SPECS, KernelSpec
 from .registry import LOWERINGS, OPTIMIZE_LEVELS, lowering

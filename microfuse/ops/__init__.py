@@ -119,4 +119,4 @@ def attr_fields(attrs) -> list[str]:
 
 
 from . import conv, elementwise, fc, internal, pool, shape  # noqa: E402,F401  (registers the families)
-from . import signal  # noqa: E402,F401  (TFLM's signal-library custom ops)
+from . import cast, signal  # noqa: E402,F401  (CAST, TFLM signal-library custom ops)

@@ -17,5 +17,6 @@
 #include "mf_multi.h"
 #include "mf_int16.h"
 #include "mf_signal.h"
+#include "mf_cast.h"
 
 #endif /* MF_KERNELS_H */
