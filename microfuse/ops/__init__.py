@@ -114,6 +114,11 @@ def supported_ops() -> list[str]:
     return sorted(kind for kind in REGISTRY if kind in BUILTIN_CODE)
 
 
+def custom_ops() -> list[str]:
+    """The custom ops microfuse compiles (TFLM's signal library), as 'CUSTOM:Name'."""
+    return sorted(kind for kind in REGISTRY if kind.startswith("CUSTOM:"))
+
+
 def attr_fields(attrs) -> list[str]:
     return [f.name for f in fields(attrs)] if attrs is not None and not isinstance(attrs, RawAttrs) else []
 
