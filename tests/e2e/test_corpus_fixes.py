@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -12,6 +13,7 @@ from microfuse.errors import UnsupportedError
 from microfuse.ir import DType, Quant
 from microfuse.pipeline import compile_model
 from microfuse.testing import modelgen
+from microfuse.tflite import writer
 from microfuse.verify import verify
 from tests.conftest import model
 from tests.harness import NEEDS_ARM
@@ -64,3 +66,16 @@ def test_hybrid_float_input_int8_weights_is_a_constraint(make):
     found = ops.problems(replace(op, inputs=[op.inputs[0], hybrid, *op.inputs[2:]]))
     assert any("float input with int8 weights" in m and "hybrid" in m for m in found), found
     assert not ops.problems(op)
+
+
+def test_a_lowering_error_names_the_model_path(monkeypatch, tmp_path):
+    from microfuse.lower import registry
+
+    path = tmp_path / "add.tflite"
+    path.write_bytes(writer.write(modelgen.add(np.random.default_rng(2))))
+
+    def refuse(op, lw):
+        raise UnsupportedError(f"{op.where} '{op.name}': refused by the test")
+    monkeypatch.setitem(registry.LOWERINGS, ("ADD", DType.INT8), refuse)
+    with pytest.raises(UnsupportedError, match=rf"^{re.escape(str(path))}: op 0 ADD '.*': refused by the test$"):
+        compile_model(path)
