@@ -279,23 +279,35 @@ static void mf_kf_bfly4(int16_t *out, int32_t fstride, const int16_t *tw, int32_
     }
 }
 
-/* kissfft's kf_work: decimation in time, radix factors[0] over blocks of factors[1]. */
-static void mf_kf_work(int16_t *out, const int16_t *f, int32_t fstride, const int32_t *factors, const int16_t *tw)
+/* kissfft's kf_work without its recursion (the stack bound needs none): the digit-reversed copy
+ * its leaves make, then every stage's butterflies, deepest first. Stage s has radix factors[2s],
+ * blocks of factors[2s + 1] and twiddle stride the product of the radices before it; the blocks of
+ * one stage are disjoint, so running them stage by stage equals kissfft's depth-first order. */
+static void mf_kf_work(int16_t *out, const int16_t *f, int32_t n, const int32_t *factors, const int16_t *tw)
 {
-    const int32_t p = factors[0], m = factors[1];
-    int32_t q;
-    for (q = 0; q < p; ++q) {
-        if (m == 1) {
-            out[2 * q] = f[2 * q * fstride];
-            out[2 * q + 1] = f[2 * q * fstride + 1];
-        } else {
-            mf_kf_work(out + 2 * q * m, f + 2 * q * fstride, fstride * p, factors + 2, tw);
-        }
+    int32_t stages = 0, s, j, b, stride[32];
+    for (stride[0] = 1; factors[2 * stages + 1] != 1; ++stages) {
+        stride[stages + 1] = stride[stages] * factors[2 * stages];
     }
-    if (p == 2) {
-        mf_kf_bfly2(out, fstride, tw, m);
-    } else {
-        mf_kf_bfly4(out, fstride, tw, m);
+    ++stages;
+    for (j = 0; j < n; ++j) {
+        int32_t rest = j, from = 0;
+        for (s = 0; s < stages; ++s) {
+            from += rest / factors[2 * s + 1] * stride[s];
+            rest %= factors[2 * s + 1];
+        }
+        out[2 * j] = f[2 * from];
+        out[2 * j + 1] = f[2 * from + 1];
+    }
+    for (s = stages - 1; s >= 0; --s) {
+        const int32_t p = factors[2 * s], m = factors[2 * s + 1];
+        for (b = 0; b < n; b += p * m) {
+            if (p == 2) {
+                mf_kf_bfly2(out + 2 * b, stride[s], tw, m);
+            } else {
+                mf_kf_bfly4(out + 2 * b, stride[s], tw, m);
+            }
+        }
     }
 }
 
@@ -308,7 +320,7 @@ void mf_signal_rfft_s16(const mf_signal_rfft_params *p, const int16_t *in, int16
         for (i = 0; i < p->fft_length; ++i) {
             frame[i] = i < p->input_length ? in[i] : 0;
         }
-        mf_kf_work(c, frame, 1, p->factors, p->twiddles); /* half complex points */
+        mf_kf_work(c, frame, half, p->factors, p->twiddles); /* half complex points */
         {
             int16_t dc[2];
             dc[0] = c[0];

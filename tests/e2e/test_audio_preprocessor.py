@@ -81,3 +81,15 @@ def test_the_whole_model_names_what_is_left():
             "op 10 CUSTOM:SignalFilterBankSquareRoot", "op 12 CUSTOM:SignalPCAN", "op 13 CUSTOM:SignalFilterBankLog",
             "op 14 CAST", "op 21 CAST"]
     assert not [d for d in done if d in text], text
+
+
+@NEEDS_ARM
+def test_front_end_has_a_stack_bound_on_m4(tmp_path):
+    # the footprint's stack analysis refuses recursion: the FFT's stages run iteratively
+    from microfuse.pipeline import Options
+    from microfuse.targets.firmware import build_with_firmware
+
+    path = tmp_path / "front.tflite"
+    path.write_bytes(writer.write(FRONT()))
+    compiled = build_with_firmware(path, tmp_path / "out", Options(name="front", core="cortex-m4"))
+    assert len(compiled.calls) == 4
