@@ -151,6 +151,8 @@ def _build(args: argparse.Namespace) -> int:
     out = args.output or f"out/{options.name}"
     c = build(args.model, out, options, report=_report_sections(args, options))
     print(summary(c, out))
+    for note in c.notes:
+        print(f"note: {note}")
     if args.explain:
         from .passes.explain import format_decisions
 
@@ -310,10 +312,12 @@ def _boards(args: argparse.Namespace) -> int:
 def _ops(args: argparse.Namespace) -> int:
     from . import ops
 
-    for kind in ops.supported_ops():
+    kinds = [*ops.supported_ops(), *ops.custom_ops()]
+    width = max(20, *(len(k) for k in kinds))
+    for kind in kinds:
         d = ops.REGISTRY[kind]
         types = ", ".join(sorted(str(t) for t in d.dtypes)) if len(d.dtypes) < 4 else "any type"
-        print(f"{kind:20} {'alias (no copy)' if d.alias else types}")
+        print(f"{kind:{width}} {'alias (no copy)' if d.alias else types}")
     return 0
 
 

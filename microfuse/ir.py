@@ -20,6 +20,8 @@ class DType(enum.Enum):
     INT32 = ("int32", "int32_t")
     INT64 = ("int64", "int64_t")
     FLOAT32 = ("float32", "float")
+    UINT32 = ("uint32", "uint32_t")  # the TFLM signal library's spectra and energies
+    UINT64 = ("uint64", "uint64_t")
     BOOL = ("bool", "bool")
 
     @property
@@ -191,6 +193,7 @@ class Graph:
     outputs: list[Tensor]
     name: str = "model"
     metadata: dict[str, bytes] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)  # what the reader changed, for the user (one line each)
 
     def tensors(self) -> list[Tensor]:
         """Every tensor used, each once, in first-use order (inputs first)."""
@@ -259,5 +262,5 @@ def _check_shapes(op: Op, expected: Inferred) -> None:
         if tuple(t.shape) != tuple(shape) or (dtype is not None and t.dtype != dtype):
             raise ModelError(
                 f"{op.where}: output '{t.name}' is {list(t.shape)} {t.dtype}, "
-                f"but the op gives {list(shape)} {dtype or t.dtype}"
+                f"but the op gives {[int(d) for d in shape]} {dtype or t.dtype}"
             )

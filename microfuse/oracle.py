@@ -125,7 +125,7 @@ def _set_inputs(interp, inputs: list[np.ndarray], n_in: int) -> None:
         if arr.dtype != want_dtype or arr.size != int(np.prod(want_shape)):
             raise TargetError(f"input {i}: model wants {list(want_shape)} {want_dtype}, "
                               f"got {list(arr.shape)} {arr.dtype}")
-        interp.set_input(np.ascontiguousarray(arr.reshape(want_shape)), i)
+        interp.set_input(np.array(arr.reshape(want_shape), order="C"), i)  # ascontiguousarray makes a scalar 1-D
 
 
 def _invoke(interp) -> None:

@@ -11,7 +11,7 @@ from . import lower as lowering
 from . import ops, output, passes, plan
 from .boards import arena_limit, load_board
 from .lower import Lowerer
-from .errors import ArenaLimitError, UnsupportedError
+from .errors import ArenaLimitError, ModelError, UnsupportedError
 from .ir import Graph
 from .tflite import reader
 
@@ -70,14 +70,20 @@ def pass_context(optimize: str, lowerer: Lowerer | None = None) -> passes.Contex
 
 def compile_model(model: str | Path | bytes | Graph, options: Options = Options()) -> Compiled:
     check_name(options.name)
-    source = model if isinstance(model, Graph) else load(model)
-    lowerer = Lowerer(options.optimize)
-    context = pass_context(options.optimize, lowerer)
-    graph = passes.run_passes(source, only=list(options.passes) if options.passes else None,
-                              fuse=options.fuse, context=context)
-    ops.check_supported(graph)
-    _check_io(graph)
-    calls = _choose_kernels(graph, lowerer)
+    path = "" if isinstance(model, (bytes, Graph)) else str(model)
+    try:  # every message of the model's checks and lowering names the file (once)
+        source = model if isinstance(model, Graph) else load(model)
+        lowerer = Lowerer(options.optimize)
+        context = pass_context(options.optimize, lowerer)
+        graph = passes.run_passes(source, only=list(options.passes) if options.passes else None,
+                                  fuse=options.fuse, context=context)
+        ops.check_supported(graph)
+        _check_io(graph)
+        calls = _choose_kernels(graph, lowerer)
+    except (ModelError, UnsupportedError) as e:
+        if not path or str(e).startswith(path):
+            raise
+        raise type(e)(f"{path}: {e}") from None
     try:
         memory = _plan(graph, calls, _arena_limit(options))
     except ArenaLimitError as e:
@@ -86,8 +92,7 @@ def compile_model(model: str | Path | bytes | Graph, options: Options = Options(
         raise ArenaLimitError(f"{e} ({where}--optimize size may need less; `microfuse build` without "
                               "the limit writes report.html with the memory timeline)") from None
     ordered = [calls[id(op)] for op in memory.order if id(op) in calls]
-    path = "" if isinstance(model, (bytes, Graph)) else str(model)
-    return Compiled(options.name, source, graph, ordered, memory, options, path,
+    return Compiled(options.name, source, graph, ordered, memory, options, path, notes=list(source.notes),
                     fusion=context.decisions())
 
 

@@ -9,7 +9,7 @@ from typing import Callable
 
 import numpy as np
 
-from . import oracle
+from . import litert, oracle
 from .pipeline import Compiled, Options
 from .targets.firmware import build_with_firmware as build
 from .ir import Graph
@@ -26,6 +26,7 @@ class Verdict:
     exact: int  # samples whose every output matches
     first_bad: int | None  # index of the first mismatching sample
     detail: str  # where the first mismatch starts, when known
+    reference: str = ""  # why the reference is LiteRT's reference kernels, not TFLM ("" for TFLM)
 
     @property
     def ok(self) -> bool:
@@ -34,6 +35,8 @@ class Verdict:
     def line(self, float_model: bool) -> str:
         how = f"within {FLOAT_RTOL:g} relative" if float_model else "bit-exact"
         text = f"{self.exact}/{self.samples} samples {how}"
+        if self.reference:
+            text += f" against LiteRT's reference kernels (BUILTIN_REF), not TFLM: {self.reference}"
         return text if self.ok else f"{text}; first mismatch in sample {self.first_bad}: {self.detail}"
 
 
@@ -43,17 +46,18 @@ def make_samples(graph: Graph, n: int, seed: int) -> list[list[np.ndarray]]:
 
 
 def compare(model_bytes: bytes, samples: list[list[np.ndarray]], outputs: list[list[np.ndarray]],
-            tick: Tick = lambda n=1, note=None: None) -> Verdict:
+            tick: Tick = lambda n=1, note=None: None, litert_because: str = "") -> Verdict:
     exact, first_bad, detail = 0, None, ""
+    reference = litert.run if litert_because else oracle.run
     for i, (sample, ours) in enumerate(zip(samples, outputs)):
-        ref = oracle.run(model_bytes, sample)
+        ref = reference(model_bytes, sample)
         tick()
         found = first_output_difference(ours, ref)
         if found is None:
             exact += 1
         elif first_bad is None:
             first_bad, detail = i, found
-    return Verdict(len(samples), exact, first_bad, detail)
+    return Verdict(len(samples), exact, first_bad, detail, litert_because)
 
 
 def first_difference(compiled: Compiled, trace: dict[int, np.ndarray], model_bytes: bytes,
@@ -103,9 +107,10 @@ def verify(model: str | Path, board: str = "host", n: int = 50, seed: int = 0, o
         with open_runner(target, lib, compiled.name, compiled.graph, Path(tmp), elf=elf, port=port,
                          sanitize=sanitize) as runner:
             outputs = _run_samples(runner, samples, board, one_by_one=not target.is_host)
-        with progress("verify: TFLite Micro", total=len(samples)) as tick:
-            verdict = compare(model_bytes, samples, outputs, tick)
-        if not verdict.ok:  # the first kernel call that differs, then the first output element
+        because = litert.tflm_known_wrong(compiled.source) or ""
+        with progress("verify: LiteRT reference" if because else "verify: TFLite Micro", total=len(samples)) as tick:
+            verdict = compare(model_bytes, samples, outputs, tick, because)
+        if not verdict.ok and not because:  # the first kernel call that differs, then the first output element
             traced = _trace_first_difference(compiled, lib, Path(tmp), model_bytes, samples[verdict.first_bad])
             verdict.detail = f"{traced}; {verdict.detail}"
     return verdict, compiled, runner.counts

@@ -8,6 +8,9 @@ import pytest
 
 # The one CI switch and the tool marks live in the harness (CI=true: nothing skips).
 from tests.harness import CI, NEEDS_ARM, QEMU  # noqa: F401
+from tests import messages
+
+messages.install()  # every error message the suite produces is scanned for numpy reprs
 
 REPO = Path(__file__).resolve().parents[1]
 MODELS = REPO.parent / "shared" / "models"  # read in place, never copied into the project

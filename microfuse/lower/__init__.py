@@ -18,6 +18,7 @@ from . import conv, data, elementwise, fc, int16, pool, reduce, siblings, softma
 from . import matmul, pool_s16, reduce_ops, resize  # noqa: F401
 from . import rnn  # noqa: F401  (register: LSTM, SVDF)
 from . import state  # noqa: F401  (register)
+from . import cast, signal  # noqa: F401  (register: CAST, TFLM signal-library custom ops)
 from .call import Call, ConstArray
 from .kernels import SPECS, KernelSpec
 from .registry import LOWERINGS, OPTIMIZE_LEVELS, lowering

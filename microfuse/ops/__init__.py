@@ -90,10 +90,18 @@ def _operand_problems(op: Op) -> list[str]:
 
 def check_supported(graph: Graph) -> None:
     """Raise one UnsupportedError listing every op that cannot be compiled."""
-    lines = []
-    for op in graph.ops:
-        for msg in problems(op):
-            lines.append(f"op {op.index} {op.kind}" + (f" '{op.name}'" if op.name else "") + f": {msg}")
+    raise_blockers(blockers(graph.ops))
+
+
+def blockers(op_list) -> list[tuple[int, str]]:
+    """(op index, 'op N KIND 'name': reason') for every problem of every op."""
+    return [(op.index, f"op {op.index} {op.kind}" + (f" '{op.name}'" if op.name else "") + f": {msg}")
+            for op in op_list for msg in problems(op)]
+
+
+def raise_blockers(found: list[tuple[int, str]]) -> None:
+    """One UnsupportedError naming every blocker in op order (the first one in full, then the rest)."""
+    lines = [line for _, line in sorted(found, key=lambda f: f[0])]
     if lines:
         more = f" (and {len(lines) - 1} more: " + "; ".join(lines[1:]) + ")" if len(lines) > 1 else ""
         raise UnsupportedError(lines[0] + more)
@@ -106,6 +114,11 @@ def supported_ops() -> list[str]:
     return sorted(kind for kind in REGISTRY if kind in BUILTIN_CODE)
 
 
+def custom_ops() -> list[str]:
+    """The custom ops microfuse compiles (TFLM's signal library), as 'CUSTOM:Name'."""
+    return sorted(kind for kind in REGISTRY if kind.startswith("CUSTOM:"))
+
+
 def attr_fields(attrs) -> list[str]:
     return [f.name for f in fields(attrs)] if attrs is not None and not isinstance(attrs, RawAttrs) else []
 
@@ -114,3 +127,4 @@ from . import conv, elementwise, fc, internal, pool, shape  # noqa: E402,F401  (
 from . import matmul, reduce_ops, resize  # noqa: E402,F401
 from . import rnn  # noqa: E402,F401  (UNIDIRECTIONAL_SEQUENCE_LSTM, SVDF)
 from . import state  # noqa: E402,F401  (resource variables: READ_VARIABLE, ASSIGN_VARIABLE)
+from . import cast, signal  # noqa: E402,F401  (CAST, TFLM signal-library custom ops)

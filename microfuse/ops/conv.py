@@ -69,7 +69,16 @@ def _bias(op: Op) -> str | None:
     return None
 
 
-_COMMON = (rank(4, 0), rank(4, 1), const_input(1, "filter"), _bias, _geometry,
+def not_hybrid(op: Op) -> str | None:
+    """Float activations with int8 weights: TFLM refuses such (hybrid) models."""
+    w = op.inputs[1] if len(op.inputs) > 1 else None
+    if op.inputs[0].dtype == DType.FLOAT32 and w is not None and w.dtype != DType.FLOAT32:
+        return (f"float input with {w.dtype} weights '{w.name}' (hybrid quantization) is not supported, "
+                "as in TFLM; convert the model fully to int8 or keep float32 weights")
+    return None
+
+
+_COMMON = (rank(4, 0), rank(4, 1), const_input(1, "filter"), not_hybrid, _bias, _geometry,
            quantized_if_int8, activation_supported)
 
 register(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..ir import DType, Op
 from .registry import OpDef, register
 from .attrs import FullyConnectedAttrs
+from .conv import not_hybrid
 from .common import activation_supported, const_input, quantized_if_int8, rank
 
 
@@ -49,5 +50,5 @@ def _bias(op: Op) -> str | None:
 
 
 register(OpDef("FULLY_CONNECTED", FullyConnectedAttrs, _infer,
-               (rank(2, 1), const_input(1, "weights"), _depth, _format, _bias,
+               (rank(2, 1), const_input(1, "weights"), not_hybrid, _depth, _format, _bias,
                 quantized_if_int8, activation_supported), _macs))

@@ -154,13 +154,15 @@ def _infer_mean(op: Op):
 def _infer_s2b(op: Op):
     n, h, w, c = op.inputs[0].shape
     (bh, bw), pads = _const(op, 1), _const(op, 2).reshape(2, 2)
-    return [((n * bh * bw, (h + pads[0].sum()) // bh, (w + pads[1].sum()) // bw, c), op.inputs[0].dtype)]
+    return [((n * int(bh * bw), int(h + pads[0].sum()) // int(bh), int(w + pads[1].sum()) // int(bw), c),
+             op.inputs[0].dtype)]
 
 
 def _infer_b2s(op: Op):
     n, h, w, c = op.inputs[0].shape
     (bh, bw), crops = _const(op, 1), _const(op, 2).reshape(2, 2)
-    return [((n // (bh * bw), h * bh - crops[0].sum(), w * bw - crops[1].sum(), c), op.inputs[0].dtype)]
+    return [((n // int(bh * bw), int(h * bh - crops[0].sum()), int(w * bw - crops[1].sum()), c),
+             op.inputs[0].dtype)]
 
 
 def _rank4(op: Op) -> str | None:

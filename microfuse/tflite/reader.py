@@ -12,7 +12,7 @@ import numpy as np
 from .. import ops as opdefs
 from ..errors import MicrofuseError, ModelError, UnsupportedError
 from ..ir import DType, Graph, Op, Quant, Tensor
-from . import resources
+from . import flexbuf, resources
 from . import schema as S
 from .flatbuf import F32, I8, I32, I64, U8, U32, U64, FlatBuffer, Table
 
@@ -119,17 +119,52 @@ class _Reader:
         self._tensors: dict[int, Tensor] = {}
         self._kinds: dict[int, str] = {}
         self.state = resources.Resources()
+        self._signatures: dict[int, tuple[int, ...]] = {}  # tensor index -> shape_signature, if any
 
     def graph(self, name: str) -> Graph:
-        tables = self.main.tables("operators", "op", S.OPERATOR)
-        ops = [op for op in (self.operator(i, t) for i, t in enumerate(tables)) if op is not None]
+        ops, blocked = [], []
+        for i, t in enumerate(self.main.tables("operators", "op", S.OPERATOR)):
+            try:
+                op = self.operator(i, t)
+            except UnsupportedError as e:  # valid but not compilable: go on to find every blocker
+                blocked.append((i, str(e)))
+                continue
+            if op is not None:  # resource ops the reader resolves itself leave no op
+                ops.append(op)
+        if blocked:
+            opdefs.raise_blockers(blocked + opdefs.blockers(ops))
+        notes = self.resize_dynamic(ops)
         inputs = [self.tensor(k, f"graph input {j}") for j, k in enumerate(self.main.scalars("inputs", I32))]
         outputs = [self.tensor(k, f"graph output {j}") for j, k in enumerate(self.main.scalars("outputs", I32))]
         for t in [*inputs, *outputs]:
             if t.variable:
                 raise UnsupportedError(f"tensor {t.index} '{_short(t.name)}': a variable (stateful) tensor is a "
                                        "graph input or output; microfuse keeps state inside the model")
-        return Graph(ops, inputs, outputs, name=name, metadata=self.metadata())
+        return Graph(ops, inputs, outputs, name=name, metadata=self.metadata(), notes=notes)
+
+    def resize_dynamic(self, ops: list[Op]) -> list[str]:
+        """Outputs stored with a shape that differs from their op's rule only where shape_signature
+        says -1 (a dynamic batch behind SPACE_TO_BATCH_ND) take the rule's shape, as TFLite's
+        resizing does; TFLM keeps the stored one (tflite-micro #3185). One note says so."""
+        changed = []
+        for op in ops:
+            try:
+                expected = opdefs.infer(op)
+            except MicrofuseError:
+                continue  # the checks after reading name it
+            for t, (shape, _) in zip(op.outputs, expected):
+                shape, signature = tuple(int(d) for d in shape), self._signatures.get(t.index, ())
+                if shape == t.shape or len(shape) != len(t.shape) or len(signature) != len(shape) \
+                        or any(a != b and s != -1 for a, b, s in zip(t.shape, shape, signature)):
+                    continue
+                if min(shape) < 0 or math.prod(shape) * t.dtype.size > MAX_TENSOR_BYTES:
+                    continue
+                changed.append(f"op {op.index} {op.kind} '{_short(t.name, 32)}' {list(t.shape)} -> {list(shape)}")
+                t.shape = shape
+        if not changed:
+            return []
+        return [f"recomputed {len(changed)} stored shape(s) whose dynamic (-1) dimensions disagree with their "
+                f"op's shape rule, as TFLite does: " + "; ".join(changed)]
 
     # -- operators ------------------------------------------------------------------------
     def operator(self, index: int, table: Table) -> Op:
@@ -137,9 +172,12 @@ class _Reader:
         where = table.where = f"op {index} {kind}"
         if kind in SUBGRAPH_OPS or kind in resources.KINDS:
             return resources.operator(self, index, kind, table, where)
-        inputs = [None if k == -1 else self.tensor(k, f"{where} input {j}")
-                  for j, k in enumerate(table.scalars("inputs", I32))]
-        outputs = [self.tensor(k, f"{where} output {j}") for j, k in enumerate(table.scalars("outputs", I32))]
+        try:
+            inputs = [None if k == -1 else self.tensor(k, f"{where} input {j}")
+                      for j, k in enumerate(table.scalars("inputs", I32))]
+            outputs = [self.tensor(k, f"{where} output {j}") for j, k in enumerate(table.scalars("outputs", I32))]
+        except UnsupportedError as e:
+            raise UnsupportedError(f"{where}: {e}") from None
         attrs = self.attrs(kind, table, where)
         return Op(kind, inputs, outputs, attrs, name=outputs[0].name if outputs else "", index=index)
 
@@ -161,7 +199,16 @@ class _Reader:
         return kind
 
     def attrs(self, kind: str, table: Table, where: str):
-        """Decode the builtin options generically from schema.OPTIONS_FIELDS, then type them."""
+        """Decode the builtin options generically from schema.OPTIONS_FIELDS, then type them;
+        a custom op's FlexBuffer options likewise when microfuse knows the op (else kept raw)."""
+        if kind.startswith("CUSTOM:"):
+            raw = bytes(table.raw("custom_options"))
+            if kind not in opdefs.REGISTRY:
+                return opdefs.build_attrs(kind, {"custom_options": raw})
+            try:
+                return opdefs.build_attrs(kind, flexbuf.read_map(raw, where))
+            except (ValueError, TypeError) as e:
+                raise ModelError(f"{where}: invalid custom options: {e}") from None
         table_name = S.OP_OPTIONS.get(kind)
         if table_name is None or table_name not in S.OPTIONS_FIELDS:
             return opdefs.build_attrs(kind, {})
@@ -193,6 +240,7 @@ class _Reader:
         where = tt.where = f"tensor {index} '{_short(name)}'"
         dtype = _dtype(tt.scalar("type", I8), where)
         shape = _shape(tt, where)
+        self._signatures[index] = tt.scalars("shape_signature", I32, limit=MAX_RANK)
         nbytes = math.prod(shape) * dtype.size
         if nbytes > MAX_TENSOR_BYTES:
             raise UnsupportedError(f"{where}: shape {list(shape)} {dtype} needs {nbytes} bytes (more than 2 GiB)")
@@ -291,6 +339,10 @@ def _quant(tt: Table, shape: tuple[int, ...], dtype: DType, where: str) -> Quant
     if len(scale) == 1:
         return Quant(tuple(scale), tuple(zero_point), None)
     axis = q.scalar("quantized_dimension", I32)
+    if len(shape) == 1 and shape[0] == len(scale):
+        # A 1-D per-axis tensor (a bias) has one axis: converters may store the filter's
+        # quantized_dimension (person_detect: 3). TFLM ignores bias quantization altogether.
+        axis = 0
     if not 0 <= axis < len(shape) or shape[axis] != len(scale):
         raise ModelError(f"{where}: {len(scale)} per-axis scales do not match dimension {axis} "
                          f"of shape {list(shape)}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import flatbuffers
+from flatbuffers import flexbuffers
 import numpy as np
 
 from .. import ops as opdefs
@@ -23,13 +24,14 @@ _SCALAR_SLOT = {
 }
 
 
-def write(graph: Graph) -> bytes:
-    """The graph as .tflite bytes (schema version 3, identifier TFL3, one subgraph)."""
+def write(graph: Graph, signatures: dict[str, tuple[int, ...]] | None = None) -> bytes:
+    """The graph as .tflite bytes (schema version 3, identifier TFL3, one subgraph).
+    `signatures`: a shape_signature (-1: dynamic) per tensor name, as converters write them."""
     tensors = tensor_order(graph)
     size = sum(t.nbytes for t in tensors if t.is_const) + sum(len(v) for v in graph.metadata.values())
     b = flatbuffers.Builder(size + 4096)
     b.ForceDefaults(True)  # write every field, defaults included: readers need not know them
-    w = _Writer(b, graph, tensors)
+    w = _Writer(b, graph, tensors, signatures or {})
     return w.model()
 
 
@@ -51,11 +53,21 @@ def _opcode(kind: str) -> tuple[int, str | None]:
     raise UnsupportedError(f"cannot write op kind '{kind}': not a TFLite builtin")
 
 
+def custom_options(op: Op) -> bytes:
+    """A custom op's options as TFLM reads them: a FlexBuffer map (kept as read for unknown ops)."""
+    raw = opdefs.attrs_to_options(op)
+    if isinstance(raw.get("custom_options"), (bytes, bytearray, memoryview)):
+        return bytes(raw["custom_options"])
+    return bytes(flexbuffers.Dumps(raw)) if raw else b""
+
+
 class _Writer:
     """Builds the tables bottom-up (flatbuffers needs children before parents)."""
 
-    def __init__(self, b: flatbuffers.Builder, graph: Graph, tensors: list[Tensor]):
+    def __init__(self, b: flatbuffers.Builder, graph: Graph, tensors: list[Tensor],
+                 signatures: dict[str, tuple[int, ...]]):
         self.b = b
+        self.signatures = signatures
         self.graph = graph
         self.tensors = tensors
         self.tindex = {id(t): i for i, t in enumerate(tensors)}
@@ -133,6 +145,8 @@ class _Writer:
         ]
         if t.quant is not None:
             values.append(("quantization", "PrependUOffsetTRelativeSlot", self.quantization(t)))
+        if t.name in self.signatures:
+            values.append(("shape_signature", "PrependUOffsetTRelativeSlot", self.vec_i32(self.signatures[t.name])))
         values += [
             ("type", "PrependInt8Slot", S.TENSOR_TYPE_CODE[t.dtype.name]),
             ("buffer", "PrependUint32Slot", buffer),
@@ -162,7 +176,10 @@ class _Writer:
             ("inputs", "PrependUOffsetTRelativeSlot", self.vec_i32(inputs)),
             ("outputs", "PrependUOffsetTRelativeSlot", self.vec_i32(self.tindex[id(t)] for t in op.outputs)),
         ]
-        options = self.options(op)
+        options = None if op.kind.startswith("CUSTOM:") else self.options(op)
+        if op.kind.startswith("CUSTOM:"):
+            values += [("custom_options", "PrependUOffsetTRelativeSlot", self.b.CreateByteVector(custom_options(op))),
+                       ("custom_options_format", "PrependInt8Slot", 0)]  # FLEXBUFFERS
         if options is not None:
             table_name, offset = options
             values += [

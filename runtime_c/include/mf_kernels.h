@@ -23,5 +23,7 @@
 #include "mf_svdf.h"
 #include "mf_state.h"
 #include "mf_int16.h"
+#include "mf_signal.h"
+#include "mf_cast.h"
 
 #endif /* MF_KERNELS_H */

@@ -275,7 +275,7 @@ def test_negative_and_huge_shapes():
 def test_unsupported_type():
     t = add_model().tensors
     t[0].type = S.TENSOR_TYPE_CODE["FLOAT16"]
-    _fails(add_model(tensors=t), UnsupportedError, r"^tensor 0 'x': type FLOAT16 is not supported")
+    _fails(add_model(tensors=t), UnsupportedError, r"^op 0 ADD: tensor 0 'x': type FLOAT16 is not supported")
     t[0].type = 100
     _fails(add_model(tensors=t), ModelError, "tensor 0 'x': unknown tensor type code 100")
 
