@@ -111,3 +111,4 @@ def attr_fields(attrs) -> list[str]:
 
 
 from . import conv, elementwise, fc, internal, pool, shape  # noqa: E402,F401  (registers the families)
+from . import math  # noqa: E402,F401  (elementwise math: ABS ... ZEROS_LIKE)

@@ -11,6 +11,7 @@
 #include "mf_pool_rows.h"
 #include "mf_elementwise.h"
 #include "mf_minmax.h"
+#include "mf_math.h"
 #include "mf_softmax.h"
 #include "mf_data.h"
 #include "mf_fast.h"
