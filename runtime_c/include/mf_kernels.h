@@ -12,6 +12,7 @@
 #include "mf_elementwise.h"
 #include "mf_minmax.h"
 #include "mf_math.h"
+#include "mf_compare.h"
 #include "mf_softmax.h"
 #include "mf_data.h"
 #include "mf_fast.h"
