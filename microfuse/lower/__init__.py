@@ -15,7 +15,7 @@ from .. import ops as opdefs
 from ..errors import MicrofuseError, UnsupportedError
 from ..ir import Op
 from . import conv, data, elementwise, fc, pool, reduce, siblings, softmax  # noqa: F401  (register)
-from . import compare, math  # noqa: F401  (register: comparisons, elementwise math)
+from . import arith, compare, math  # noqa: F401  (register: arithmetic, comparisons, elementwise math)
 from .call import Call, ConstArray
 from .kernels import SPECS, KernelSpec
 from .registry import LOWERINGS, OPTIMIZE_LEVELS, lowering

@@ -113,3 +113,4 @@ def attr_fields(attrs) -> list[str]:
 from . import conv, elementwise, fc, internal, pool, shape  # noqa: E402,F401  (registers the families)
 from . import math  # noqa: E402,F401  (elementwise math: ABS ... ZEROS_LIKE)
 from . import compare  # noqa: E402,F401  (comparisons, logical ops)
+from . import arith  # noqa: E402,F401  (DIV, FLOOR_DIV, FLOOR_MOD, SQUARED_DIFFERENCE, PRELU)

@@ -13,6 +13,7 @@
 #include "mf_minmax.h"
 #include "mf_math.h"
 #include "mf_compare.h"
+#include "mf_arith.h"
 #include "mf_softmax.h"
 #include "mf_data.h"
 #include "mf_fast.h"

@@ -12,11 +12,6 @@ static inline int32_t mf_cmp_scaled(int32_t q, int32_t offset, int32_t multiplie
     return mf_requantize((q + offset) * 256, multiplier, shift);
 }
 
-/* The operand pointers of a `_k` kernel: the constant in its slot, the arena input in the other. */
-#define MF_K_SIDES(T, p, in, a, b)                                              \
-    const T *a = (p)->constant_index == 0 ? (const T *)(p)->constant : (in);   \
-    const T *b = (p)->constant_index == 0 ? (in) : (const T *)(p)->constant
-
 void mf_compare_f32(const mf_compare_params *p, const float *in1, const float *in2, bool *out)
 {
     mf_bcast_iter it;
