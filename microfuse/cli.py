@@ -309,10 +309,11 @@ def _boards(args: argparse.Namespace) -> int:
 # -- ops --------------------------------------------------------------------------------------
 def _ops(args: argparse.Namespace) -> int:
     from . import ops
+    from .ir import DType
 
     for kind in ops.supported_ops():
         d = ops.REGISTRY[kind]
-        types = ", ".join(sorted(str(t) for t in d.dtypes)) if len(d.dtypes) < 4 else "any type"
+        types = ", ".join(sorted(str(t) for t in d.dtypes)) if d.dtypes != frozenset(DType) else "any type"
         print(f"{kind:20} {'alias (no copy)' if d.alias else types}")
     return 0
 

@@ -8,34 +8,49 @@ typedef float (*mf_f32_op)(const mf_arith_params *p, float x, float y);
 typedef int32_t (*mf_i32_op)(const mf_arith_params *p, int32_t x, int32_t y);
 
 /* One broadcast loop per type; `fn` is a constant at each (inlined) call. */
-#define MF_ARITH_LOOP(T, fn)                                                            \
-    mf_bcast_iter it;                                                                   \
-    int32_t i;                                                                          \
-    memset(&it, 0, sizeof(it));                                                         \
-    for (i = 0; i < p->b.size; ++i) {                                                   \
-        const T x = p->b.flat ? in1[i] : in1[it.o1], y = p->b.flat ? in2[i] : in2[it.o2]; \
-        out[i] = (T)fn(p, x, y);                                                        \
-        if (!p->b.flat) {                                                               \
-            mf_bcast_next(&p->b, &it);                                                  \
-        }                                                                               \
-    }
-
 static inline __attribute__((always_inline)) void mf_arith_f32(const mf_arith_params *p, const float *in1,
                                                                const float *in2, float *out, mf_f32_op fn)
 {
-    MF_ARITH_LOOP(float, fn)
+    mf_bcast_iter it;
+    int32_t i;
+    memset(&it, 0, sizeof(it));
+    for (i = 0; i < p->b.size; ++i) {
+        const float x = p->b.flat ? in1[i] : in1[it.o1], y = p->b.flat ? in2[i] : in2[it.o2];
+        out[i] = (float)fn(p, x, y);
+        if (!p->b.flat) {
+            mf_bcast_next(&p->b, &it);
+        }
+    }
 }
 
 static inline __attribute__((always_inline)) void mf_arith_i32(const mf_arith_params *p, const int32_t *in1,
                                                                const int32_t *in2, int32_t *out, mf_i32_op fn)
 {
-    MF_ARITH_LOOP(int32_t, fn)
+    mf_bcast_iter it;
+    int32_t i;
+    memset(&it, 0, sizeof(it));
+    for (i = 0; i < p->b.size; ++i) {
+        const int32_t x = p->b.flat ? in1[i] : in1[it.o1], y = p->b.flat ? in2[i] : in2[it.o2];
+        out[i] = (int32_t)fn(p, x, y);
+        if (!p->b.flat) {
+            mf_bcast_next(&p->b, &it);
+        }
+    }
 }
 
 static inline __attribute__((always_inline)) void mf_arith_s8(const mf_arith_params *p, const int8_t *in1,
-                                                              const int8_t *in2, int8_t *out, mf_i32_op fn)
+                                                               const int8_t *in2, int8_t *out, mf_i32_op fn)
 {
-    MF_ARITH_LOOP(int8_t, fn)
+    mf_bcast_iter it;
+    int32_t i;
+    memset(&it, 0, sizeof(it));
+    for (i = 0; i < p->b.size; ++i) {
+        const int8_t x = p->b.flat ? in1[i] : in1[it.o1], y = p->b.flat ? in2[i] : in2[it.o2];
+        out[i] = (int8_t)fn(p, x, y);
+        if (!p->b.flat) {
+            mf_bcast_next(&p->b, &it);
+        }
+    }
 }
 
 /* std::min(std::max(v, lo), hi) as TFLM's ActivationFunctionWithMinMax: a NaN passes through. */
