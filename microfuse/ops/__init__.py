@@ -114,3 +114,4 @@ from . import conv, elementwise, fc, internal, pool, shape  # noqa: E402,F401  (
 from . import math  # noqa: E402,F401  (elementwise math: ABS ... ZEROS_LIKE)
 from . import compare  # noqa: E402,F401  (comparisons, logical ops)
 from . import arith  # noqa: E402,F401  (DIV, FLOOR_DIV, FLOOR_MOD, SQUARED_DIFFERENCE, PRELU)
+from . import select  # noqa: E402,F401  (SELECT_V2)

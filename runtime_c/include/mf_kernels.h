@@ -14,6 +14,7 @@
 #include "mf_math.h"
 #include "mf_compare.h"
 #include "mf_arith.h"
+#include "mf_select.h"
 #include "mf_softmax.h"
 #include "mf_data.h"
 #include "mf_fast.h"
