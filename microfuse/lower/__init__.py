@@ -15,7 +15,7 @@ from .. import ops as opdefs
 from ..errors import MicrofuseError, UnsupportedError
 from ..ir import Op
 from . import conv, data, elementwise, fc, pool, reduce, siblings, softmax  # noqa: F401  (register)
-from . import arith, compare, math, select  # noqa: F401  (register: arithmetic, comparisons, math, SELECT_V2)
+from . import add_n, arith, compare, math, select  # noqa: F401  (register: issue 14 families)
 from .call import Call, ConstArray
 from .kernels import SPECS, KernelSpec
 from .registry import LOWERINGS, OPTIMIZE_LEVELS, lowering

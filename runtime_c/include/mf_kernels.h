@@ -15,6 +15,7 @@
 #include "mf_compare.h"
 #include "mf_arith.h"
 #include "mf_select.h"
+#include "mf_add_n.h"
 #include "mf_softmax.h"
 #include "mf_data.h"
 #include "mf_fast.h"

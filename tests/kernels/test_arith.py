@@ -76,3 +76,18 @@ def test_refusals_name_the_reason():
     div = single("DIV", [tensor("a", (4,), I8, q), tensor("b", (4,), I8, q)], tensor("o", (4,), I8, q),
                  ActivationAttrs())
     assert ops.problems(div.ops[0]) == ["input type int8 is not supported (supported: float32, int32)"]
+
+
+def add_n_case(rng, dtype: DType):
+    shape = tuple(int(rng.integers(1, 5)) for _ in range(int(rng.integers(1, 5))))
+    q_in = rand_quant(rng, -2, -0.5) if dtype == I8 else None
+    q_out = rand_quant(rng, -2, -0.3) if dtype == I8 else None
+    xs = [tensor(f"x{k}", shape, dtype, q_in) for k in range(int(rng.integers(2, 6)))]
+    return single("ADD_N", xs, tensor("out", shape, dtype, q_out))
+
+
+@pytest.mark.parametrize("dtype", [F32, I8], ids=["float32", "int8"])
+def test_add_n_matches_tflm(dtype):
+    from tests.harness import check_graphs
+    rng = np.random.default_rng(1300 + (dtype == I8))
+    check_graphs([add_n_case(rng, dtype) for _ in range(case_count(10))], rng)
