@@ -15,17 +15,17 @@ from .elementwise import broadcast_params
 from .kernels import BINARY, KernelSpec, declare, make, variant_of
 from .registry import lowering
 
-F32, I8, I32, BOOL = DType.FLOAT32, DType.INT8, DType.INT32, DType.BOOL
+F32, I8, I32, I64, BOOL = DType.FLOAT32, DType.INT8, DType.INT32, DType.INT64, DType.BOOL
 # bit (lt | eq << 1 | gt << 2) of the table is the result; index 0 (unordered: NaN) is true only for !=
 ORDER_TABLE = {"EQUAL": 0b0000100, "NOT_EQUAL": 0b0010011, "GREATER": 0b0010000,
                "GREATER_EQUAL": 0b0010100, "LESS": 0b0000010, "LESS_EQUAL": 0b0000110}
 # bools: bit (a | b << 1)
 BOOL_TABLE = {"EQUAL": 0b1001, "NOT_EQUAL": 0b0110, "LOGICAL_AND": 0b1000, "LOGICAL_OR": 0b1110}
-KERNELS = {F32: "mf_compare_f32", I32: "mf_compare_i32", I8: "mf_compare_s8", BOOL: "mf_logic_b"}
+KERNELS = {F32: "mf_compare_f32", I32: "mf_compare_i32", I64: "mf_compare_i64", I8: "mf_compare_s8", BOOL: "mf_logic_b"}
 _QUANT = ("input1_offset", "input1_multiplier", "input1_shift", "input2_offset", "input2_multiplier",
           "input2_shift")
 # the output (bool) is as wide as int8/bool inputs: it may overlap them element by element
-_ACCESS = {F32: None, I32: None, I8: BINARY, BOOL: BINARY}
+_ACCESS = {F32: None, I32: None, I64: None, I8: BINARY, BOOL: BINARY}
 
 declare({"mf_compare_params": ("b", "table", *_QUANT, "constant", "constant_index")},
         *(KernelSpec(name, "mf_compare_params", "mf_compare.c", access=_ACCESS[t]) for t, name in KERNELS.items()),

@@ -108,4 +108,4 @@ def lower_math(op: Op, lw):
 
 
 for _kind, _types in UNARY_TYPES.items():
-    lowering(_kind, *(_types - {I8}))(lower_math)
+    lowering(_kind, *(_types - {I8} if _kind in TABLES else _types))(lower_math)

@@ -7,12 +7,12 @@ from .elementwise import broadcast_shape
 from .math import int8_per_tensor
 from .registry import OpDef, register
 
-F32, I8, I32, BOOL = DType.FLOAT32, DType.INT8, DType.INT32, DType.BOOL
+F32, I8, I32, I64, BOOL = DType.FLOAT32, DType.INT8, DType.INT32, DType.INT64, DType.BOOL
 BROADCAST_RANK = 4  # TFLM's Broadcast4DSlow*: inputs of different shapes up to rank 4
 
 COMPARE_TYPES: dict[str, frozenset[DType]] = {
-    **{k: frozenset({F32, I32, I8, BOOL}) for k in ("EQUAL", "NOT_EQUAL")},
-    **{k: frozenset({F32, I32, I8}) for k in ("GREATER", "GREATER_EQUAL", "LESS", "LESS_EQUAL")},
+    **{k: frozenset({F32, I32, I64, I8, BOOL}) for k in ("EQUAL", "NOT_EQUAL")},
+    **{k: frozenset({F32, I32, I64, I8}) for k in ("GREATER", "GREATER_EQUAL", "LESS", "LESS_EQUAL")},
     **{k: frozenset({BOOL}) for k in ("LOGICAL_AND", "LOGICAL_OR")},
 }
 

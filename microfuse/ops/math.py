@@ -14,7 +14,7 @@ UNARY_TYPES: dict[str, frozenset[DType]] = {
     **{k: frozenset({F32}) for k in ("NEG", "CEIL", "FLOOR", "ROUND", "SQRT", "SQUARE", "EXP", "LOG", "SIN", "COS")},
     **{k: frozenset({F32, I8}) for k in ("ABS", "RSQRT", "ELU")},
     "LOGICAL_NOT": frozenset({BOOL}),
-    "ZEROS_LIKE": frozenset({F32, I32, I64}),
+    "ZEROS_LIKE": frozenset({F32, I32, I64, I8}),  # int8: raw 0 bytes, as TFLM
 }
 
 

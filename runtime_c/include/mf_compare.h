@@ -27,10 +27,12 @@ typedef struct {
 
 void mf_compare_f32(const mf_compare_params *p, const float *in1, const float *in2, bool *out);
 void mf_compare_i32(const mf_compare_params *p, const int32_t *in1, const int32_t *in2, bool *out);
+void mf_compare_i64(const mf_compare_params *p, const int64_t *in1, const int64_t *in2, bool *out);
 void mf_compare_s8(const mf_compare_params *p, const int8_t *in1, const int8_t *in2, bool *out);
 void mf_logic_b(const mf_compare_params *p, const bool *in1, const bool *in2, bool *out);
 void mf_compare_f32_k(const mf_compare_params *p, const float *in, bool *out);
 void mf_compare_i32_k(const mf_compare_params *p, const int32_t *in, bool *out);
+void mf_compare_i64_k(const mf_compare_params *p, const int64_t *in, bool *out);
 void mf_compare_s8_k(const mf_compare_params *p, const int8_t *in, bool *out);
 void mf_logic_b_k(const mf_compare_params *p, const bool *in, bool *out);
 

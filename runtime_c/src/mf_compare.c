@@ -40,6 +40,20 @@ void mf_compare_i32(const mf_compare_params *p, const int32_t *in1, const int32_
     }
 }
 
+void mf_compare_i64(const mf_compare_params *p, const int64_t *in1, const int64_t *in2, bool *out)
+{
+    mf_bcast_iter it;
+    int32_t i;
+    memset(&it, 0, sizeof(it));
+    for (i = 0; i < p->b.size; ++i) {
+        const int64_t x = p->b.flat ? in1[i] : in1[it.o1], y = p->b.flat ? in2[i] : in2[it.o2];
+        out[i] = (p->table >> MF_ORDER(x, y)) & 1;
+        if (!p->b.flat) {
+            mf_bcast_next(&p->b, &it);
+        }
+    }
+}
+
 void mf_compare_s8(const mf_compare_params *p, const int8_t *in1, const int8_t *in2, bool *out)
 {
     mf_bcast_iter it;
@@ -81,6 +95,12 @@ void mf_compare_i32_k(const mf_compare_params *p, const int32_t *in, bool *out)
 {
     MF_K_SIDES(int32_t, p, in, a, b);
     mf_compare_i32(p, a, b, out);
+}
+
+void mf_compare_i64_k(const mf_compare_params *p, const int64_t *in, bool *out)
+{
+    MF_K_SIDES(int64_t, p, in, a, b);
+    mf_compare_i64(p, a, b, out);
 }
 
 void mf_compare_s8_k(const mf_compare_params *p, const int8_t *in, bool *out)

@@ -1,4 +1,4 @@
-"""Conformance of the comparisons (EQUAL ... LESS_EQUAL: float32, int32, int8 with TFLM's rescaling,
+"""Conformance of the comparisons (EQUAL ... LESS_EQUAL: float32, int32, int64, int8 with TFLM's rescaling,
 bool) and LOGICAL_AND / LOGICAL_OR against TFLite Micro, seeded: broadcasting up to rank 4 (5 for
 equal shapes), a constant operand on either side, values drawn from few levels so ties occur."""
 
@@ -32,7 +32,10 @@ def values(rng, t, shape) -> np.ndarray:
         wide = rng.random() < 0.3
         x = rng.integers(-128, 128, size=shape) if wide else rng.integers(-6, 7, size=shape) + t.quant.zero_point[0]
         return np.clip(x, -128, 127).astype(np.int8)
-    return rng.integers(-3, 4, size=shape).astype(np.int32)
+    x = rng.integers(-3, 4, size=shape).astype(t.dtype.np)
+    if t.dtype == DType.INT64:  # beyond 32 bits: only the high word differs
+        x += (rng.integers(-1, 2, size=shape) << 40).astype(np.int64)
+    return x
 
 
 def compare_case(rng, kind: str, dtype: DType):
