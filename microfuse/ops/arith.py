@@ -15,7 +15,7 @@ F32, I8, I32 = DType.FLOAT32, DType.INT8, DType.INT32
 
 # kind: (input types, the broadcast rank of TFLM's kernel; None: any rank when shapes are equal)
 ARITH: dict[str, tuple[frozenset[DType], int]] = {
-    "DIV": (frozenset({F32, I32}), 5),  # BroadcastDivSlow<5>
+    "DIV": (frozenset({F32, I32, I8}), 5),  # BroadcastDivSlow<5>
     "FLOOR_DIV": (frozenset({F32}), 4),  # BroadcastBinaryFunction4DSlow
     "FLOOR_MOD": (frozenset({F32}), 4),
     "SQUARED_DIFFERENCE": (frozenset({F32, I32, I8}), 4),

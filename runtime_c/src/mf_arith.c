@@ -65,6 +65,30 @@ static int32_t mf_div_i(const mf_arith_params *p, int32_t x, int32_t y)
     return MF_CLAMP(x / y, p->q_min, p->q_max);
 }
 
+/* CountLeadingSignBits of an int32. */
+static inline int mf_cls(int32_t x)
+{
+    const uint32_t u = x >= 0 ? (uint32_t)x : ~(uint32_t)x;
+    return u == 0 ? 31 : __builtin_clz(u) - 1;
+}
+
+/* TFLM's int8 DivElementwise: the divisor made positive, its reciprocal times the dividend
+ * shifted to its headroom, then one rescale. A divisor at its zero point is undefined in TFLM. */
+static int32_t mf_div_q(const mf_arith_params *p, int32_t x, int32_t y)
+{
+    int32_t a = x + p->input1_offset, b = y + p->input2_offset, q, r;
+    int headroom, total;
+    if (b < 0) {
+        a = -a;
+        b = -b;
+    }
+    headroom = mf_cls(a);
+    q = mf_sat_round_doubling_high_mul((int32_t)((uint32_t)a << headroom), p->recip[b]);
+    total = p->output_shift - p->recip_shift[b] - headroom;
+    r = mf_rounding_divide_by_pot(mf_sat_round_doubling_high_mul(q, p->output_multiplier), -total) + p->output_offset;
+    return MF_CLAMP(r, p->q_min, p->q_max);
+}
+
 static float mf_floor_div_f(const mf_arith_params *p, float x, float y)
 {
     (void)p;
@@ -124,6 +148,11 @@ void mf_div_f32(const mf_arith_params *p, const float *in1, const float *in2, fl
     mf_arith_f32(p, in1, in2, out, mf_div_f);
 }
 
+void mf_div_s8(const mf_arith_params *p, const int8_t *in1, const int8_t *in2, int8_t *out)
+{
+    mf_arith_s8(p, in1, in2, out, mf_div_q);
+}
+
 void mf_div_i32(const mf_arith_params *p, const int32_t *in1, const int32_t *in2, int32_t *out)
 {
     mf_arith_i32(p, in1, in2, out, mf_div_i);
@@ -168,6 +197,12 @@ void mf_div_f32_k(const mf_arith_params *p, const float *in, float *out)
 {
     MF_K_SIDES(float, p, in, a, b);
     mf_div_f32(p, a, b, out);
+}
+
+void mf_div_s8_k(const mf_arith_params *p, const int8_t *in, int8_t *out)
+{
+    MF_K_SIDES(int8_t, p, in, a, b);
+    mf_div_s8(p, a, b, out);
 }
 
 void mf_div_i32_k(const mf_arith_params *p, const int32_t *in, int32_t *out)
