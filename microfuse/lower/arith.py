@@ -66,7 +66,8 @@ def _div_s8(op: Op) -> dict:
     lo, hi = activation_range(op.attrs.activation, op.outputs[0])
     recip, recip_shift = RECIPROCALS
     return dict(q_min=lo, q_max=hi, input1_offset=-z1, input2_offset=-z2, output_offset=zo, output_multiplier=mult,
-                output_shift=shift, recip=ConstArray("recip", recip), recip_shift=ConstArray("recip_shift", recip_shift))
+                output_shift=shift, recip=ConstArray("recip", recip),
+                recip_shift=ConstArray("recip_shift", recip_shift))
 
 
 def _prelu_s8(op: Op) -> dict:

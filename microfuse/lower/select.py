@@ -12,10 +12,12 @@ from .registry import lowering
 
 KERNELS = {DType.FLOAT32: "mf_select_v2_f32", DType.INT8: "mf_select_v2_s8"}
 
-declare({"mf_select_params": ("size", "shape", "stride_c", "stride_x", "stride_y", "constant", "constant_index")},
+declare({"mf_select_params": ("size", "shape", "stride_c", "stride_x", "stride_y", "constant", "constant_index",
+                              "constant2")},
         *(KernelSpec(name, "mf_select_params", "mf_select.c") for name in KERNELS.values()),
         *(KernelSpec(name + "_k", "mf_select_params", "mf_select.c", name, "k") for name in KERNELS.values()),
-        defaults={"mf_select_params": {"constant": "NULL", "constant_index": 0}})
+        *(KernelSpec(name + "_kk", "mf_select_params", "mf_select.c", name, "kk") for name in KERNELS.values()),
+        defaults={"mf_select_params": {"constant": "NULL", "constant_index": 0, "constant2": "NULL"}})
 
 
 def _strides(t: Tensor) -> str:
@@ -36,9 +38,12 @@ def lower_select(op: Op, lw):
     params = dict(size=out.elements, shape=_c_array(shape), stride_c=_strides(c), stride_x=_strides(x),
                   stride_y=_strides(y))
     kernel = KERNELS[x.dtype]
-    const = next((i for i in (1, 2) if op.inputs[i].is_const), None)
-    if const is None:
+    consts = [i for i in (1, 2) if op.inputs[i].is_const]
+    if not consts:
         return make(kernel, params, [c, x, y], op.outputs, [op])
-    data = np.asarray(op.inputs[const].data).astype(x.dtype.np)
-    params.update(constant=ConstArray("constant", data), constant_index=const)
-    return make(kernel + "_k", params, [c, op.inputs[3 - const]], op.outputs, [op])
+    data = [np.asarray(op.inputs[i].data).astype(x.dtype.np) for i in consts]
+    if len(consts) == 2:
+        params.update(constant=ConstArray("constant", data[0]), constant2=ConstArray("constant2", data[1]))
+        return make(kernel + "_kk", params, [c], op.outputs, [op])
+    params.update(constant=ConstArray("constant", data[0]), constant_index=consts[0])
+    return make(kernel + "_k", params, [c, op.inputs[3 - consts[0]]], op.outputs, [op])

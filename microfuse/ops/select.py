@@ -29,8 +29,8 @@ def _select_operands(op: Op) -> str | None:
         return str(e)
     if not c.shape == x.shape == y.shape and len(shape) > SELECT_RANK:
         return f"broadcasting at rank {len(shape)} is above TFLM's {SELECT_RANK}"
-    if c.is_const or (x.is_const and y.is_const):
-        return "a constant condition, or constant x and y, is not supported (fold it)"
+    if c.is_const:
+        return "a constant condition is not supported (fold it)"
     return None
 
 

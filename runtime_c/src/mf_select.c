@@ -59,3 +59,13 @@ void mf_select_v2_s8_k(const mf_select_params *p, const bool *c, const int8_t *i
     const int8_t *k = (const int8_t *)p->constant;
     mf_select_v2_s8(p, c, p->constant_index == 1 ? k : in, p->constant_index == 1 ? in : k, out);
 }
+
+void mf_select_v2_f32_kk(const mf_select_params *p, const bool *c, float *out)
+{
+    mf_select_v2_f32(p, c, (const float *)p->constant, (const float *)p->constant2, out);
+}
+
+void mf_select_v2_s8_kk(const mf_select_params *p, const bool *c, int8_t *out)
+{
+    mf_select_v2_s8(p, c, (const int8_t *)p->constant, (const int8_t *)p->constant2, out);
+}

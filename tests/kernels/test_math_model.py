@@ -32,7 +32,7 @@ def chained_model() -> Graph:
     def const(values, dtype, quant=None):
         return tensor(f"k{len(ops)}", np.shape(values), dtype, quant, np.asarray(values, dtype.np))
 
-    gt = op("GREATER", [x, const([0.25], F32)], BOOL)
+    gt = op("GREATER", [x, const(0.25, F32)], BOOL)  # a rank-0 constant, as converters write scalars
     no = op("LOGICAL_NOT", [gt], BOOL)
     sel = op("SELECT_V2", [no, x, op("ABS", [x], F32)], F32)
     e = op("EXP", [op("SIN", [sel], F32)], F32)

@@ -22,8 +22,8 @@ def select_case(rng, dtype: DType):
     sy = tuple(d if rng.random() < 0.6 else 1 for d in sx)[int(rng.integers(0, len(sx))):] or (1,)
     q = (lambda: rand_quant(rng)) if dtype == I8 else (lambda: None)
     c, x, y = tensor("c", sc, BOOL), tensor("x", sx, dtype, q()), tensor("y", sy, dtype, q())
-    if rng.random() < 0.3:
-        const = y if rng.random() < 0.6 else x
+    r = rng.random()
+    for const in ([y] if r < 0.2 else [x] if r < 0.3 else [x, y] if r < 0.4 else []):
         const.data = (rng.integers(-128, 128, size=const.shape).astype(np.int8) if dtype == I8
                       else rng.normal(0, 1, size=const.shape).astype(np.float32))
     out = tensor("out", tuple(np.broadcast_shapes(sc, sx, sy)), dtype, q())
