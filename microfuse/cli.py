@@ -314,6 +314,7 @@ def _ops(args: argparse.Namespace) -> int:
     for kind in ops.supported_ops():
         d = ops.REGISTRY[kind]
         types = ", ".join(sorted(str(t) for t in d.dtypes)) if d.dtypes != frozenset(DType) else "any type"
+        types = d.listed or types
         print(f"{kind:20} {'alias (no copy)' if d.alias else types}")
     return 0
 

@@ -35,4 +35,5 @@ def _select_operands(op: Op) -> str | None:
 
 
 # The registry's dtype check reads the first input (the condition): bool.
-register(OpDef("SELECT_V2", None, _infer_select, (_select_operands,), dtypes=frozenset({DType.BOOL})))
+register(OpDef("SELECT_V2", None, _infer_select, (_select_operands,), dtypes=frozenset({DType.BOOL}),
+              listed="bool condition; float32, int8 values"))
