@@ -76,3 +76,11 @@ def test_an_int16_input_is_refused_by_name():
     g = single("SIN", [tensor("x", (4,), DType.INT8, rand_quant(np.random.default_rng(1)))],
                tensor("y", (4,), DType.INT8, rand_quant(np.random.default_rng(2))))
     assert ops.problems(g.ops[0]) == ["input type int8 is not supported (supported: float32)"]
+
+
+@pytest.mark.parametrize("kind", ["ROUND", "FLOOR", "CEIL"])
+def test_halves_round_as_tflm(kind):
+    """ROUND takes halves to even (TFLM's RoundToNearest), not away from zero."""
+    x = np.concatenate([np.arange(-10, 11) / 2, [-0.0, 1e-8, -2.5000002]]).astype(np.float32)
+    graph = single(kind, [tensor("x", x.shape, DType.FLOAT32)], tensor("y", x.shape, DType.FLOAT32))
+    check_graph(graph, samples=[[x]], rtol=0, atol=0)
