@@ -1,7 +1,7 @@
 """Conformance of DIV (float32, int32, int8, fused activations), FLOOR_DIV, FLOOR_MOD (float32),
-SQUARED_DIFFERENCE (float32, int32, int8) and PRELU (float32, int8, alpha broadcast) against TFLite
-Micro, seeded: broadcasting within TFLM's ranks, a constant operand on either side, random
-quantizations. Float32 within 1e-5 relative."""
+SQUARED_DIFFERENCE (float32, int32, int8), PRELU (float32, int8, alpha broadcast) and ADD_N
+(float32, int8) against TFLite Micro, seeded: broadcasting within TFLM's ranks, a constant operand
+on either side, random quantizations. Float32 within 1e-5 relative."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from microfuse.ir import DType
 from microfuse.ops.arith import ARITH
 from microfuse.ops.attrs import ActivationAttrs
 from microfuse.testing.modelgen import merge
-from tests.harness import case_count, check_graph
+from tests.harness import case_count, check_graph, check_graphs
 from tests.kernels.cases import ACTIVATIONS, rand_quant, single, tensor
 from tests.kernels.test_elementwise import random_shapes
 
@@ -91,6 +91,5 @@ def add_n_case(rng, dtype: DType):
 
 @pytest.mark.parametrize("dtype", [F32, I8], ids=["float32", "int8"])
 def test_add_n_matches_tflm(dtype):
-    from tests.harness import check_graphs
     rng = np.random.default_rng(1300 + (dtype == I8))
     check_graphs([add_n_case(rng, dtype) for _ in range(case_count(10))], rng)
