@@ -19,6 +19,8 @@ from . import matmul, pool_s16, reduce_ops, resize  # noqa: F401
 from . import rnn  # noqa: F401  (register: LSTM, SVDF)
 from . import state  # noqa: F401  (register)
 from . import cast, signal  # noqa: F401  (register: CAST, TFLM signal-library custom ops)
+from . import conv, data, elementwise, fc, pool, reduce, siblings, softmax  # noqa: F401  (register)
+from . import add_n, arith, compare, math, select  # noqa: F401  (register: issue 14 families)
 from .call import Call, ConstArray
 from .kernels import SPECS, KernelSpec
 from .registry import LOWERINGS, OPTIMIZE_LEVELS, lowering

@@ -128,3 +128,8 @@ from . import matmul, reduce_ops, resize  # noqa: E402,F401
 from . import rnn  # noqa: E402,F401  (UNIDIRECTIONAL_SEQUENCE_LSTM, SVDF)
 from . import state  # noqa: E402,F401  (resource variables: READ_VARIABLE, ASSIGN_VARIABLE)
 from . import cast, signal  # noqa: E402,F401  (CAST, TFLM signal-library custom ops)
+from . import math  # noqa: E402,F401  (elementwise math: ABS ... ZEROS_LIKE)
+from . import compare  # noqa: E402,F401  (comparisons, logical ops)
+from . import arith  # noqa: E402,F401  (DIV, FLOOR_DIV, FLOOR_MOD, SQUARED_DIFFERENCE, PRELU)
+from . import select  # noqa: E402,F401  (SELECT_V2)
+from . import add_n  # noqa: E402,F401  (ADD_N)

@@ -21,6 +21,7 @@ class OpDef:
     macs: Callable[[Op], int] = lambda op: 0
     dtypes: frozenset[DType] = frozenset({DType.INT8, DType.FLOAT32})  # of the first input
     alias: bool = False  # output shares the input's buffer (RESHAPE family): no kernel, no copy
+    listed: str = ""  # what `microfuse ops` shows when the first input's types say too little
 
 
 REGISTRY: dict[str, OpDef] = {}

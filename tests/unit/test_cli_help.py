@@ -90,11 +90,11 @@ def one_error_line(r: subprocess.CompletedProcess) -> str:
 
 
 def test_unsupported_op_points_to_microfuse_ops(tmp_path):
-    path = tmp_path / "sqdiff.tflite"
-    code = S.BUILTIN_CODE["SQUARED_DIFFERENCE"]
+    path = tmp_path / "skipgram.tflite"
+    code = S.BUILTIN_CODE["SKIP_GRAM"]
     path.write_bytes(add_model(codes=[CodeSpec(deprecated=code, builtin=code)], ops=[OpSpec(0, [0, 1], [2])]).build())
     line = one_error_line(run_cli("build", str(path), "-o", str(tmp_path / "out")))
-    assert "op 0 SQUARED_DIFFERENCE 'y': SQUARED_DIFFERENCE is not supported; supported ops: `microfuse ops`" in line
+    assert "op 0 SKIP_GRAM 'y': SKIP_GRAM is not supported; supported ops: `microfuse ops`" in line
     assert not (tmp_path / "out").exists()
 
 
