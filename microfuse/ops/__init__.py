@@ -111,3 +111,4 @@ def attr_fields(attrs) -> list[str]:
 
 
 from . import conv, elementwise, fc, internal, pool, shape  # noqa: E402,F401  (registers the families)
+from . import movement  # noqa: E402,F401  (data movement: TRANSPOSE, SLICE, GATHER, ...)

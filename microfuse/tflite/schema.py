@@ -65,6 +65,13 @@ UnidirectionalSequenceLSTMOptions FloorModOptions RangeOptions ResizeNearestNeig
 LeakyReluOptions SquaredDifferenceOptions MirrorPadOptions AbsOptions SplitVOptions
 UniqueOptions ReverseV2Options AddNOptions GatherNdOptions CosOptions WhereOptions RankOptions
 ReverseSequenceOptions MatrixDiagOptions QuantizeOptions MatrixSetDiagOptions HardSwishOptions
+IfOptions WhileOptions DepthToSpaceOptions NonMaxSuppressionV4Options NonMaxSuppressionV5Options
+ScatterNdOptions SelectV2Options DensifyOptions SegmentSumOptions BatchMatMulOptions CumsumOptions
+CallOnceOptions BroadcastToOptions Rfft2dOptions Conv3DOptions HashtableOptions HashtableFindOptions
+HashtableImportOptions HashtableSizeOptions VarHandleOptions ReadVariableOptions AssignVariableOptions
+RandomOptions BucketizeOptions GeluOptions DynamicUpdateSliceOptions UnsortedSegmentProdOptions
+UnsortedSegmentMaxOptions UnsortedSegmentMinOptions UnsortedSegmentSumOptions ATan2Options SignOptions
+BitcastOptions BitwiseXorOptions RightShiftOptions
 """.split()
 OPTIONS_TYPE_CODE = {name: i + 1 for i, name in enumerate(_OPTIONS_UNION)}
 OPTIONS_TYPE_NAME = {code: name for name, code in OPTIONS_TYPE_CODE.items()}
@@ -123,6 +130,19 @@ OPTIONS_FIELDS: dict[str, tuple[Field, ...]] = {
     "DequantizeOptions": (),
     "SpaceToBatchNDOptions": (),
     "BatchToSpaceNDOptions": (),
+    # data movement (ops/movement.py)
+    "TransposeOptions": (),
+    "SliceOptions": (),
+    "ReverseV2Options": (),
+    "GatherOptions": _f("axis:i32 batch_dims:i32"),
+    "GatherNdOptions": (),
+    "DepthToSpaceOptions": _f("block_size:i32"),
+    "SpaceToDepthOptions": _f("block_size:i32"),
+    "MirrorPadOptions": _f("mode:i8"),
+    "BroadcastToOptions": (),
+    "FillOptions": (),
+    "CumsumOptions": _f("exclusive:bool reverse:bool"),
+    "DynamicUpdateSliceOptions": (),
 }
 
 # Which options table each builtin op carries (ops absent here carry none).
@@ -153,6 +173,18 @@ OP_OPTIONS = {
     "DEQUANTIZE": "DequantizeOptions",
     "SPACE_TO_BATCH_ND": "SpaceToBatchNDOptions",
     "BATCH_TO_SPACE_ND": "BatchToSpaceNDOptions",
+    "TRANSPOSE": "TransposeOptions",
+    "SLICE": "SliceOptions",
+    "REVERSE_V2": "ReverseV2Options",
+    "GATHER": "GatherOptions",
+    "GATHER_ND": "GatherNdOptions",
+    "DEPTH_TO_SPACE": "DepthToSpaceOptions",
+    "SPACE_TO_DEPTH": "SpaceToDepthOptions",
+    "MIRROR_PAD": "MirrorPadOptions",
+    "BROADCAST_TO": "BroadcastToOptions",
+    "FILL": "FillOptions",
+    "CUMSUM": "CumsumOptions",
+    "DYNAMIC_UPDATE_SLICE": "DynamicUpdateSliceOptions",
 }
 
 # Field slots of the model tables (vtable slot = position in the schema's table).

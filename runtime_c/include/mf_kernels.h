@@ -13,6 +13,7 @@
 #include "mf_minmax.h"
 #include "mf_softmax.h"
 #include "mf_data.h"
+#include "mf_movement.h"
 #include "mf_fast.h"
 #include "mf_multi.h"
 
