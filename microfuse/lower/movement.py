@@ -153,7 +153,7 @@ def _broadcast_dims(src_shape, out_shape) -> list[tuple[int, int]]:
     return [(o, 0 if s == 1 else stride) for o, s, stride in zip(out_shape, shape, st)]
 
 
-@lowering("TRANSPOSE", *MOVE_TYPES)
+@lowering("TRANSPOSE", I8, I16, F32)
 def lower_transpose(op: Op, lw) -> Call:
     return _move(op, op.inputs[0], _transpose_dims(op))
 
@@ -165,6 +165,10 @@ def lower_slice(op: Op, lw) -> Call:
 
 @lowering("STRIDED_SLICE", *MOVE_TYPES)
 def lower_strided_slice(op: Op, lw) -> Call:
+    strides = ints(op, 3) if len(op.inputs) > 3 else []
+    if any(op.attrs.shrink_axis_mask >> k & 1 and s < 0 for k, s in enumerate(strides)):
+        # TFLM walks such an axis from start to start + 1 backwards: nothing, the output stays unwritten
+        raise _fail(op, "a shrunk axis with a negative stride is not supported (TFLM writes no output for it)")
     return _move(op, op.inputs[0], *_slice_dims(op, strided_slice_ranges(op)))
 
 

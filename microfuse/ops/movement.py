@@ -199,6 +199,9 @@ def _reverse_axes(op: Op) -> str | None:
     axes, r = ints(op, 1), len(op.inputs[0].shape)
     if not 1 <= len(axes) <= r or any(not -r <= a < r for a in axes):
         return f"axes {axes} are not axes of a rank-{r} input"
+    ordered = sorted(a % r for a in axes)
+    if ordered != list(range(ordered[0], ordered[0] + len(ordered))):
+        return f"axes {axes} are not contiguous (TFLM reverses contiguous axes only)"
     return None
 
 
@@ -279,7 +282,7 @@ def _fill_value(op: Op) -> str | None:
     v = op.inputs[1]
     if v.elements != 1:
         return "the value must have one element"
-    return None if v.dtype in (F32, I8, I16, I32, I64, BOOL) else f"value type {v.dtype} is not supported"
+    return None if v.dtype in (F32, I8, I32) else f"value type {v.dtype} is not supported (TFLM takes float32, int8, int32)"
 
 
 def _update_slice(op: Op) -> str | None:
@@ -311,8 +314,8 @@ MOVE_TYPES = (F32, I8, I16, I32, BOOL)
 _GATHER_TYPES = (F32, I8)
 register(
     OpDef("TRANSPOSE", NoAttrs, _infer_transpose,
-          seq(_types(F32, I8, I16, I32, BOOL), _const(1, "permutation"), _rank(1, MAX_DIMS), _perm, _same_type),
-          dtypes=frozenset(MOVE_TYPES)),
+          seq(_types(F32, I8, I16), _const(1, "permutation"), _rank(1, 5), _perm, _same_type),
+          dtypes=frozenset({F32, I8, I16})),
     OpDef("SLICE", NoAttrs, _infer_slice,
           seq(_types(F32, I8, I16, I32, BOOL), _const(1, "begin"), _const(2, "size"), _rank(1, 5), _slice_bounds,
            _same_type), dtypes=frozenset(MOVE_TYPES)),

@@ -1,0 +1,282 @@
+"""Conformance of the data-movement ops (TRANSPOSE, SLICE, STRIDED_SLICE, REVERSE_V2, GATHER,
+GATHER_ND, EMBEDDING_LOOKUP, DEPTH_TO_SPACE, SPACE_TO_DEPTH, MIRROR_PAD, PADV2, BROADCAST_TO, FILL,
+DYNAMIC_UPDATE_SLICE, CUMSUM) against TFLite Micro, seeded, for every type TFLM registers.
+Runtime index operands are fed valid indices (TFLM fails the invoke otherwise), except
+DYNAMIC_UPDATE_SLICE's start indices, which TFLM clamps: those are fed anything."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from microfuse import ops
+from microfuse.ir import DType, Graph, Op, Tensor
+from microfuse.ops.attrs import NoAttrs, ReshapeAttrs, StridedSliceAttrs
+from microfuse.ops.movement import BlockAttrs, CumsumAttrs, GatherAttrs, MirrorPadAttrs
+from microfuse.testing import inputs
+from microfuse.testing.modelgen import merge
+from tests.harness import case_count, check_graph
+from tests.kernels.cases import rand_quant, tensor
+
+I8, I16, I32, F32, BOOL = DType.INT8, DType.INT16, DType.INT32, DType.FLOAT32, DType.BOOL
+Feeds = dict  # id(graph input) -> (rng -> array): inputs that must hold valid indices
+
+
+def _shape(rng, rank: int, lo: int = 1, hi: int = 5) -> tuple[int, ...]:
+    return tuple(int(d) for d in rng.integers(lo, hi, size=rank))
+
+
+def _x(rng, shape, dtype, name: str = "x") -> Tensor:
+    return tensor(name, shape, dtype, rand_quant(rng) if dtype in (I8, I16) else None)
+
+
+def _out(x: Tensor, name: str = "y") -> Tensor:
+    return tensor(name, (), x.dtype, x.quant)
+
+
+def _ints(name: str, values, dtype=I32) -> Tensor:
+    data = np.asarray(values, dtype=dtype.np)
+    return tensor(name, data.shape, dtype, data=data)
+
+
+def _data(rng, t: Tensor) -> Tensor:
+    """`t` made a constant with random contents."""
+    t.data = inputs.random(t, rng)
+    return t
+
+
+def check(cases: list[tuple], rng: np.random.Generator, samples: int = 2) -> None:
+    """Every (graph, feeds) case merged into one model, each output against TFLM."""
+    graphs = [g for g, _ in cases]
+    feeds: Feeds = {k: v for _, f in cases for k, v in f.items()}
+    owners = [f"case {i}: {g.ops[-1].kind} {[list(t.shape) for t in g.ops[-1].inputs if t is not None]}"
+              for i, g in enumerate(graphs) for _ in g.outputs]
+    graph = merge(graphs)
+    data = [[feeds[id(t)](rng) if id(t) in feeds else inputs.random(t, rng, 2.0) for t in graph.inputs]
+            for _ in range(samples)]
+    check_graph(graph, samples=data, owners=owners)
+
+
+def _one(kind, operands, attrs, feeds: Feeds | None = None, out: Tensor | None = None):
+    """A one-op graph (output shape by the op's rule) whose runtime operands are its inputs."""
+    out = out or _out(operands[0])
+    op = Op(kind, operands, [out], attrs, name=kind.lower(), index=0)
+    shape, _ = ops.infer(op)[0]
+    out.shape = tuple(int(d) for d in shape)
+    graph = Graph([op], [t for t in operands if t is not None and not t.is_const], [out], name=kind.lower())
+    if kind != "FILL":  # fill_case wires its value's producer in
+        graph.verify()
+    assert not ops.problems(op), ops.problems(op)
+    return graph, feeds or {}
+
+
+# -- the strided copies ----------------------------------------------------------------------
+
+def transpose_case(rng, dtype):
+    rank = int(rng.integers(1, 6))  # this TFLM: "Transpose op only supports 1D-5D input arrays"
+    x = _x(rng, _shape(rng, rank, 1, 4), dtype)
+    return _one("TRANSPOSE", [x, _ints("perm", rng.permutation(rank))], NoAttrs())
+
+
+def slice_case(rng, dtype):
+    rank = int(rng.integers(1, 6))
+    shape = _shape(rng, rank, 1, 6)
+    begin = [int(rng.integers(0, d)) for d in shape]
+    size = [-1 if rng.random() < 0.2 else int(rng.integers(1, d - b + 1)) for b, d in zip(begin, shape)]
+    it = I32 if rng.random() < 0.7 else DType.INT64
+    return _one("SLICE", [_x(rng, shape, dtype), _ints("begin", begin, it), _ints("size", size, it)], NoAttrs())
+
+
+def strided_slice_case(rng, dtype):
+    rank = int(rng.integers(1, 5))  # this TFLM: "input dim should not exceed 4"
+    shape = _shape(rng, rank, 1, 7)
+    while True:
+        begin = [int(rng.integers(-d, d)) for d in shape]
+        end = [int(rng.integers(-d, d + 1)) for d in shape]
+        strides = [int(rng.choice([1, 1, 2, 3, -1, -2])) for _ in shape]
+        masks = [int(rng.integers(0, 1 << rank)) for _ in range(2)]
+        shrink = int(rng.integers(0, 1 << rank)) if rng.random() < 0.3 else 0
+        strides = [abs(s) if shrink >> k & 1 else s for k, s in enumerate(strides)]  # see lower_strided_slice
+        attrs = StridedSliceAttrs(begin_mask=masks[0], end_mask=masks[1], shrink_axis_mask=shrink)
+        operands = [_x(rng, shape, dtype), _ints("begin", begin), _ints("end", end), _ints("strides", strides)]
+        try:
+            graph, feeds = _one("STRIDED_SLICE", operands, attrs)
+        except (AssertionError, IndexError):
+            continue  # a shrunk axis indexed outside the input: draw again
+        if graph.outputs[0].elements:
+            return graph, feeds
+
+
+def reverse_case(rng, dtype):
+    rank = int(rng.integers(1, 6))
+    first = int(rng.integers(0, rank))  # TFLM: contiguous axes only
+    axes = list(range(first, int(rng.integers(first + 1, rank + 1))))
+    axes = [a - rank if rng.random() < 0.3 else a for a in axes]
+    return _one("REVERSE_V2", [_x(rng, _shape(rng, rank), dtype), _ints("axis", axes)], NoAttrs())
+
+
+def d2s_case(rng, dtype):
+    b = int(rng.integers(1, 4))
+    n, h, w, c = int(rng.integers(1, 3)), int(rng.integers(1, 4)), int(rng.integers(1, 4)), int(rng.integers(1, 4))
+    return _one("DEPTH_TO_SPACE", [_x(rng, (n, h, w, c * b * b), dtype)], BlockAttrs(b))
+
+
+def s2d_case(rng, dtype):
+    b = int(rng.integers(1, 4))
+    n, h, w, c = int(rng.integers(1, 3)), int(rng.integers(1, 4)), int(rng.integers(1, 4)), int(rng.integers(1, 4))
+    return _one("SPACE_TO_DEPTH", [_x(rng, (n, h * b, w * b, c), dtype)], BlockAttrs(b))
+
+
+def broadcast_to_case(rng, dtype):
+    rank = int(rng.integers(1, 6))
+    target = _shape(rng, rank, 1, 5)
+    src_rank = int(rng.integers(1, rank + 1))
+    src = tuple(1 if rng.random() < 0.5 else d for d in target[rank - src_rank:])
+    return _one("BROADCAST_TO", [_x(rng, src, dtype), _ints("shape", target)], NoAttrs())
+
+
+def fill_case(rng, dtype):
+    """FILL of a runtime scalar: TFLM's Python binding cannot set a 0-D input, so the value is
+    fed as [1] and reshaped (RESHAPE is an alias here, a copy in TFLM)."""
+    dims = _shape(rng, int(rng.integers(1, 5)))
+    fed = _x(rng, (1,), dtype, "value")
+    value = tensor("scalar", (), dtype, fed.quant)
+    reshape = Op("RESHAPE", [fed, _ints("shape", np.zeros(0, np.int32))], [value], ReshapeAttrs(()), "reshape")
+    graph, _ = _one("FILL", [_ints("dims", dims), value], NoAttrs(), out=_out(value))
+    fill = graph.ops[0]
+    graph = Graph([reshape, fill], [fed], fill.outputs, name="fill")
+    graph.verify()
+    return graph, {}
+
+
+# -- padding ---------------------------------------------------------------------------------
+
+def padv2_case(rng, dtype):
+    shape = _shape(rng, int(rng.integers(1, 6)))
+    pads = rng.integers(0, 3, size=(len(shape), 2))
+    x = _x(rng, shape, dtype)
+    value = _data(rng, tensor("value", (), dtype, x.quant))
+    return _one("PADV2", [x, _ints("paddings", pads), value], NoAttrs())
+
+
+def mirror_pad_case(rng, dtype):
+    mode = str(rng.choice(["REFLECT", "SYMMETRIC"]))
+    shape = _shape(rng, int(rng.integers(1, 6)), 1, 5)
+    extra = mode == "REFLECT"
+    pads = [[int(rng.integers(0, d - extra + 1)) for _ in range(2)] for d in shape]
+    return _one("MIRROR_PAD", [_x(rng, shape, dtype), _ints("paddings", pads)], MirrorPadAttrs(mode))
+
+
+# -- gathers ---------------------------------------------------------------------------------
+
+def _indices(rng, name: str, shape, bound: int, const: bool, feeds: Feeds) -> Tensor:
+    t = tensor(name, shape, I32)
+    draw = lambda r: r.integers(0, bound, size=shape).astype(np.int32)  # noqa: E731
+    if const:
+        t.data = draw(rng)
+    else:
+        feeds[id(t)] = draw
+    return t
+
+
+def gather_case(rng, dtype):
+    rank = int(rng.integers(1, 5))
+    shape = _shape(rng, rank)
+    axis = int(rng.integers(0, rank))
+    batch = int(rng.integers(0, axis + 1)) if rng.random() < 0.4 else 0
+    const_table = rng.random() < 0.3
+    idx_shape = tuple(shape[:batch]) + _shape(rng, int(rng.integers(0, 3)))
+    runtime = const_table or rng.random() < 0.4
+    if runtime and not idx_shape:
+        idx_shape = (1,)  # TFLM's Python binding sets no 0-D input
+    x = _x(rng, shape, dtype)
+    if const_table:
+        _data(rng, x)
+    feeds: Feeds = {}
+    idx = _indices(rng, "idx", idx_shape, shape[axis], not runtime, feeds)
+    attrs = GatherAttrs(axis - rank if rng.random() < 0.3 else axis, batch)
+    return _one("GATHER", [x, idx], attrs, feeds)
+
+
+def gather_nd_case(rng, dtype):
+    shape = _shape(rng, int(rng.integers(1, 5)))
+    nd = int(rng.integers(1, len(shape) + 1))
+    lead = _shape(rng, int(rng.integers(0, 3)))
+    feeds: Feeds = {}
+    const_table = rng.random() < 0.3
+    x = _data(rng, _x(rng, shape, dtype)) if const_table else _x(rng, shape, dtype)
+    idx = tensor("idx", lead + (nd,), I32)
+    draw = lambda r: np.stack([r.integers(0, d, size=lead) for d in shape[:nd]], -1).astype(np.int32)  # noqa: E731
+    if not const_table and rng.random() < 0.6:
+        idx.data = draw(rng)
+    else:
+        feeds[id(idx)] = draw
+    return _one("GATHER_ND", [x, idx], NoAttrs(), feeds)
+
+
+def embedding_case(rng, dtype):
+    rows = int(rng.integers(1, 8))
+    value = _x(rng, (rows,) + _shape(rng, int(rng.integers(1, 3))), dtype, "table")
+    feeds: Feeds = {}
+    const_table = rng.random() < 0.6
+    if const_table:
+        _data(rng, value)
+    lookup = _indices(rng, "lookup", (int(rng.integers(1, 6)),), rows, not const_table and rng.random() < 0.5,
+                      feeds)
+    return _one("EMBEDDING_LOOKUP", [lookup, value], None, feeds, _out(value))
+
+
+# -- DYNAMIC_UPDATE_SLICE and CUMSUM ---------------------------------------------------------
+
+def update_slice_case(rng, dtype):
+    rank = int(rng.integers(1, 7))
+    shape = _shape(rng, rank, 1, 4)
+    x = _x(rng, shape, dtype)
+    u = tensor("u", tuple(int(rng.integers(1, d + 1)) for d in shape), dtype, x.quant)
+    it = I32 if rng.random() < 0.7 else DType.INT64
+    idx = tensor("start", (rank,), it)
+    draw = lambda r: r.integers(-2, 5, size=rank).astype(it.np)  # noqa: E731  (outside: clamped)
+    feeds: Feeds = {}
+    if rng.random() < 0.5:
+        idx.data = draw(rng)
+    else:
+        feeds[id(idx)] = draw
+    return _one("DYNAMIC_UPDATE_SLICE", [x, u, idx], NoAttrs(), feeds)
+
+
+def cumsum_case(rng, dtype):
+    rank = int(rng.integers(1, 5))
+    shape = _shape(rng, rank, 1, 6)
+    axis = int(rng.integers(-rank, rank))
+    x = _x(rng, shape, dtype)
+    out = _out(x) if dtype == F32 else tensor("y", (), dtype, rand_quant(rng, -1.5, 0.5))
+    attrs = CumsumAttrs(exclusive=bool(rng.random() < 0.5), reverse=bool(rng.random() < 0.5))
+    return _one("CUMSUM", [x, tensor("axis", (), I32, data=np.array(axis, np.int32))],
+                attrs, out=out)
+
+
+BUILDERS = {
+    "TRANSPOSE": (transpose_case, (I8, I16, F32)),
+    "SLICE": (slice_case, (I8, I16, I32, F32, BOOL)),
+    "STRIDED_SLICE": (strided_slice_case, (I8, I16, I32, F32, BOOL)),
+    "REVERSE_V2": (reverse_case, (I8, I16, I32, F32, BOOL)),
+    "DEPTH_TO_SPACE": (d2s_case, (I8, F32)),
+    "SPACE_TO_DEPTH": (s2d_case, (I8, F32)),
+    "BROADCAST_TO": (broadcast_to_case, (I8, I16, I32, F32, BOOL)),
+    "FILL": (fill_case, (I8, I32, F32)),
+    "PADV2": (padv2_case, (I8, I16, I32, F32)),
+    "MIRROR_PAD": (mirror_pad_case, (I8, F32)),
+    "GATHER": (gather_case, (I8, F32)),
+    "GATHER_ND": (gather_nd_case, (I8, F32)),
+    "EMBEDDING_LOOKUP": (embedding_case, (I8, F32)),
+    "DYNAMIC_UPDATE_SLICE": (update_slice_case, (I8, I32, F32)),
+    "CUMSUM": (cumsum_case, (I8, F32)),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BUILDERS))
+def test_movement_matches_tflm(kind):
+    build, dtypes = BUILDERS[kind]
+    rng = np.random.default_rng(1400 + sorted(BUILDERS).index(kind))
+    cases = [build(rng, dtypes[i % len(dtypes)]) for i in range(case_count(2 * len(dtypes), 30))]
+    check(cases, rng)
