@@ -278,5 +278,5 @@ BUILDERS = {
 def test_movement_matches_tflm(kind):
     build, dtypes = BUILDERS[kind]
     rng = np.random.default_rng(1400 + sorted(BUILDERS).index(kind))
-    cases = [build(rng, dtypes[i % len(dtypes)]) for i in range(case_count(2 * len(dtypes), 30))]
+    cases = [build(rng, dtypes[i % len(dtypes)]) for i in range(case_count(10, 30))]
     check(cases, rng)
