@@ -16,5 +16,6 @@
 #include "mf_movement.h"
 #include "mf_fast.h"
 #include "mf_multi.h"
+#include "mf_int16.h"
 
 #endif /* MF_KERNELS_H */
