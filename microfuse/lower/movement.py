@@ -319,3 +319,31 @@ def lower_cumsum(op: Op, lw) -> Call:
                   left_shift=CUMSUM_SHIFT, input_multiplier=mi, input_shift=si, output_multiplier=mo,
                   output_shift=so, act_min=-128, act_max=127)
     return make("mf_cumsum_s8", params, [_runtime(op, x, "input")], op.outputs, [op])
+
+
+# -- CONCATENATION and PACK of other types: mf_concat_s8 copying bytes --------------------------
+
+CONCAT_MAX = 16  # mf_data.h MF_CONCAT_MAX_INPUTS
+
+
+def _byte_concat(op: Op, outer: int, chunks: list[int]) -> Call:
+    dst = op.outputs[0]
+    if dst.dtype in (I8, I16) and any(t.quant != dst.quant for t in op.inputs):
+        raise _fail(op, f"{dst.dtype} inputs must share the output's scale and zero point (as TFLM requires)")
+    if len(op.inputs) > CONCAT_MAX:
+        raise _fail(op, f"{len(op.inputs)} inputs (at most {CONCAT_MAX})")
+    ins = [_runtime(op, t, "input") for t in op.inputs]
+    params = dict(n_inputs=len(ins), outer=outer, chunk=_c_array(c * dst.dtype.size for c in chunks))
+    return make("mf_concat_s8", params, ins, [dst], [op])
+
+
+@lowering("CONCATENATION", I16, I32)
+def lower_concat_bytes(op: Op, lw) -> Call:
+    axis = op.attrs.axis % len(op.outputs[0].shape)
+    return _byte_concat(op, _prod(op.outputs[0].shape[:axis]), [_prod(t.shape[axis:]) for t in op.inputs])
+
+
+@lowering("PACK", *MOVE_TYPES)
+def lower_pack(op: Op, lw) -> Call:
+    axis = op.attrs.axis % len(op.outputs[0].shape)
+    return _byte_concat(op, _prod(op.outputs[0].shape[:axis]), [_prod(t.shape[axis:]) for t in op.inputs])

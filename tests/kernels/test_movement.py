@@ -15,6 +15,8 @@ from microfuse.ops.attrs import NoAttrs, ReshapeAttrs, StridedSliceAttrs
 from microfuse.ops.movement import BlockAttrs, CumsumAttrs, GatherAttrs, MirrorPadAttrs
 from microfuse.testing import inputs
 from microfuse.testing.modelgen import merge
+from microfuse.tflite import reader
+from tests.conftest import model
 from tests.harness import case_count, check_graph
 from tests.kernels.cases import rand_quant, tensor
 
@@ -280,3 +282,27 @@ def test_movement_matches_tflm(kind):
     rng = np.random.default_rng(1400 + sorted(BUILDERS).index(kind))
     cases = [build(rng, dtypes[i % len(dtypes)]) for i in range(case_count(10, 30))]
     check(cases, rng)
+
+
+# -- real models ---------------------------------------------------------------------------------
+
+def test_seanet_int16_pad_and_strided_slice_match_tflm():
+    """Every SEANet PAD / STRIDED_SLICE layer (int16 activations, TFLM's own integration tests),
+    merged into one model, with all-minimum, all-maximum and random inputs."""
+    paths = sorted(model("seanet/pad0").parent.glob("pad*.tflite")) + \
+        sorted(model("seanet/strided_slice0").parent.glob("strided_slice*.tflite"))
+    graphs = [reader.read(p) for p in paths]
+    assert len(graphs) >= 20 and all(g.ops[0].inputs[0].dtype == I16 for g in graphs)
+    owners = [f"{p.name} op 0 {g.ops[0].kind}" for p, g in zip(paths, graphs) for _ in g.outputs]
+    graph = merge(graphs)
+    check_graph(graph, samples=inputs.samples(graph, 3, 14), owners=owners)
+
+
+def test_pytorch_mobilenet_input_transpose_matches_tflm():
+    """The NCHW -> NHWC TRANSPOSE in front of every PyTorch export, at its real size (the whole
+    model: `microfuse verify pytorch_mobilenet_v2_224_int8.tflite`, too slow for the suite)."""
+    source = reader.read(model("tflm/pytorch_mobilenet_v2_224_int8"))
+    op = source.ops[0]
+    assert op.kind == "TRANSPOSE" and op.inputs[0] in source.inputs
+    graph = Graph([op], [op.inputs[0]], [op.outputs[0]], name="transpose")
+    check_graph(graph, samples=inputs.samples(graph, 1, 3))
