@@ -11,13 +11,17 @@ import pytest
 
 from microfuse import ops
 from microfuse.ir import DType, Graph, Op, Tensor
-from microfuse.ops.attrs import NoAttrs, ReshapeAttrs, StridedSliceAttrs
+from microfuse.ops.attrs import ActivationAttrs, NoAttrs, ReshapeAttrs, ShapeAttrs, StridedSliceAttrs
 from microfuse.ops.movement import BlockAttrs, CumsumAttrs, GatherAttrs, MirrorPadAttrs
+from microfuse.passes.fold import fold_constants
+from microfuse.passes.fold_movement import MOVEMENT
 from microfuse.testing import inputs
 from microfuse.testing.modelgen import merge
 from microfuse.tflite import reader
 from tests.conftest import model
-from tests.harness import case_count, check_graph
+from microfuse.testing.compare import difference
+from microfuse.testing.host import run_graph
+from tests.harness import case_count, check_graph, reference
 from tests.kernels.cases import rand_quant, tensor
 
 I8, I16, I32, F32, BOOL = DType.INT8, DType.INT16, DType.INT32, DType.FLOAT32, DType.BOOL
@@ -306,3 +310,52 @@ def test_pytorch_mobilenet_input_transpose_matches_tflm():
     assert op.kind == "TRANSPOSE" and op.inputs[0] in source.inputs
     graph = Graph([op], [op.inputs[0]], [op.outputs[0]], name="transpose")
     check_graph(graph, samples=inputs.samples(graph, 1, 3))
+
+
+# -- folding (passes/fold_movement.py) -----------------------------------------------------------
+
+def _folded_then_added(rng, kind: str, dtype: DType):
+    """The case with every operand made a constant, its output added to a graph input (so the
+    folded value is used, not a constant graph output)."""
+    graph, feeds = BUILDERS[kind][0](rng, dtype)
+    for op in graph.ops:
+        for t in op.inputs:
+            if t is not None and not t.is_const and t not in [o for p in graph.ops for o in p.outputs]:
+                t.data = feeds[id(t)](rng) if id(t) in feeds else inputs.random(t, rng)
+    y = graph.outputs[0]
+    z = tensor("z", y.shape, dtype, rand_quant(rng) if dtype == I8 else None)
+    out = tensor("sum", y.shape, dtype, rand_quant(rng) if dtype == I8 else None)
+    add = Op("ADD", [y, z], [out], ActivationAttrs(), "add")
+    return Graph([*graph.ops, add], [z], [out], name=kind.lower())
+
+
+@pytest.mark.parametrize("kind", sorted(set(MOVEMENT) & set(BUILDERS)))
+def test_constant_movement_folds_and_matches_tflm(kind):
+    rng = np.random.default_rng(1500 + sorted(BUILDERS).index(kind))
+    dtypes = [d for d in BUILDERS[kind][1] if d in (I8, F32)]
+    graphs = [_folded_then_added(rng, kind, dtypes[i % len(dtypes)]) for i in range(4)]
+    for g in graphs:
+        assert [op.kind for op in fold_constants(g).ops] == ["ADD"], kind
+    cases = [(g, {}) for g in graphs]
+    check(cases, rng)
+
+
+def test_shape_broadcast_args_broadcast_to_fold_to_one_copy():
+    """SHAPE -> BROADCAST_ARGS -> BROADCAST_TO on static shapes: the shape arithmetic folds, the
+    broadcast is one mf_move call."""
+    rng = np.random.default_rng(16)
+    x = _x(rng, (3, 1, 4), F32)
+    shape = tensor("shape", (3,), I32)
+    both = tensor("both", (3,), I32)
+    y = tensor("y", (3, 2, 4), F32)
+    graph = Graph([Op("SHAPE", [x], [shape], ShapeAttrs(), "shape"),
+                   Op("BROADCAST_ARGS", [shape, _ints("other", [1, 2, 1])], [both], NoAttrs(), "args"),
+                   Op("BROADCAST_TO", [x, both], [y], NoAttrs(), "to")], [x], [y], name="bargs")
+    graph.verify()
+    folded = fold_constants(graph)
+    assert [op.kind for op in folded.ops] == ["BROADCAST_TO"]
+    feeds = inputs.samples(graph, 2, 16)
+    # TFLM refuses a BROADCAST_TO whose shape is computed ("Non-constant >shape< tensor"): it runs
+    # the folded graph, we build the original
+    for got, want in zip(run_graph(graph, feeds), reference(folded, feeds)):
+        assert difference(got[0], want[0], "y") is None
