@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from microfuse import ops
-from microfuse.ir import DType, Graph, Op, Tensor
-from microfuse.ops.attrs import ActivationAttrs, NoAttrs, ReshapeAttrs, ShapeAttrs, StridedSliceAttrs
+from microfuse.ir import DType, Graph, Op, Quant, Tensor
+from microfuse.ops.attrs import (ActivationAttrs, ConcatAttrs, NoAttrs, PackAttrs, ReshapeAttrs, ShapeAttrs,
+                                 SqueezeAttrs, StridedSliceAttrs)
 from microfuse.ops.movement import BlockAttrs, CumsumAttrs, GatherAttrs, MirrorPadAttrs
 from microfuse.passes.fold import fold_constants
 from microfuse.passes.fold_movement import MOVEMENT
@@ -359,3 +360,74 @@ def test_shape_broadcast_args_broadcast_to_fold_to_one_copy():
     # the folded graph, we build the original
     for got, want in zip(run_graph(graph, feeds), reference(folded, feeds)):
         assert difference(got[0], want[0], "y") is None
+
+
+# -- int16 (and int32) through the existing data ops: PAD, CONCATENATION, PACK, RESHAPE family ----
+
+def _q16(rng) -> Quant:
+    return Quant((float(np.float32(10 ** rng.uniform(-4, -2))),), (0,))  # int16: symmetric, as TFLM's
+
+
+def pad_case(rng, dtype):
+    shape = _shape(rng, int(rng.integers(1, 6)))
+    pads = rng.integers(0, 3, size=(len(shape), 2))
+    x = tensor("x", shape, dtype, _q16(rng) if dtype == I16 else None)
+    return _one("PAD", [x, _ints("paddings", pads)], NoAttrs())
+
+
+def concat_case(rng, dtype):
+    rank = int(rng.integers(1, 5))
+    base, axis = list(_shape(rng, rank)), int(rng.integers(0, rank))
+    q = _q16(rng) if dtype == I16 else None
+    xs = []
+    for k in range(int(rng.integers(2, 5))):
+        s = list(base)
+        s[axis] = int(rng.integers(1, 4))
+        xs.append(tensor(f"x{k}", s, dtype, q))
+    return _one("CONCATENATION", xs, ConcatAttrs(axis - rank if rng.random() < 0.3 else axis))
+
+
+def pack_case(rng, dtype):
+    shape = _shape(rng, int(rng.integers(1, 4)))
+    q = _q16(rng) if dtype == I16 else None
+    xs = [tensor(f"x{k}", shape, dtype, q) for k in range(int(rng.integers(1, 4)))]
+    axis = int(rng.integers(0, len(shape) + 1))
+    return _one("PACK", xs, PackAttrs(len(xs), axis))
+
+
+def reshape_case(rng, dtype):
+    """RESHAPE / SQUEEZE / EXPAND_DIMS (aliases) between two int16 PADs, so they sit between kernels."""
+    shape = _shape(rng, 3)
+    x = tensor("x", shape, dtype, _q16(rng))
+    zero = _ints("paddings", np.zeros((3, 2), np.int32))
+    a = tensor("a", shape, dtype, x.quant)
+    kind = str(rng.choice(["RESHAPE", "SQUEEZE", "EXPAND_DIMS"]))
+    if kind == "RESHAPE":
+        b = tensor("b", (int(np.prod(shape)),), dtype, x.quant)
+        mid = Op(kind, [a, _ints("shape", [-1])], [b], ReshapeAttrs(()), "reshape")
+    elif kind == "SQUEEZE":
+        b = tensor("b", shape, dtype, x.quant)
+        mid = Op(kind, [a], [b], SqueezeAttrs(()), "squeeze")
+    else:
+        b = tensor("b", (1,) + shape, dtype, x.quant)
+        mid = Op(kind, [a, tensor("axis", (), I32, data=np.array(0, np.int32))], [b], NoAttrs(), "expand")
+    b.shape = tuple(int(d) for d in ops.infer(mid)[0][0])
+    rank = len(b.shape)
+    c = tensor("c", b.shape, dtype, x.quant)
+    ops_ = [Op("PAD", [x, zero], [a], NoAttrs(), "pad_a"), mid,
+            Op("PAD", [b, _ints("pads_b", np.ones((rank, 2), np.int32))], [c], NoAttrs(), "pad_c")]
+    c.shape = tuple(d + 2 for d in b.shape)
+    graph = Graph(ops_, [x], [c], name="reshape")
+    graph.verify()
+    return graph, {}
+
+
+INT16_BUILDERS = {"PAD": (pad_case, (I16, I32)), "CONCATENATION": (concat_case, (I16, I32)),
+                  "PACK": (pack_case, (I8, I16, I32, F32)), "RESHAPE": (reshape_case, (I16,))}
+
+
+@pytest.mark.parametrize("kind", sorted(INT16_BUILDERS))
+def test_int16_data_ops_match_tflm(kind):
+    build, dtypes = INT16_BUILDERS[kind]
+    rng = np.random.default_rng(1600 + sorted(INT16_BUILDERS).index(kind))
+    check([build(rng, dtypes[i % len(dtypes)]) for i in range(case_count(8, 30))], rng)
