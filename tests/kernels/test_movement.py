@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from microfuse import ops
+from microfuse.errors import UnsupportedError
 from microfuse.ir import DType, Graph, Op, Quant, Tensor
 from microfuse.ops.attrs import (ActivationAttrs, ConcatAttrs, NoAttrs, PackAttrs, ReshapeAttrs, ShapeAttrs,
                                  SqueezeAttrs, StridedSliceAttrs)
@@ -22,6 +23,7 @@ from microfuse.tflite import reader
 from tests.conftest import model
 from microfuse.testing.compare import difference
 from microfuse.testing.host import run_graph
+from microfuse.testing.stages import lower
 from tests.harness import case_count, check_graph, reference
 from tests.kernels.cases import rand_quant, tensor
 
@@ -431,3 +433,48 @@ def test_int16_data_ops_match_tflm(kind):
     build, dtypes = INT16_BUILDERS[kind]
     rng = np.random.default_rng(1600 + sorted(INT16_BUILDERS).index(kind))
     check([build(rng, dtypes[i % len(dtypes)]) for i in range(case_count(8, 30))], rng)
+
+
+# -- what is refused, and how it is said -------------------------------------------------------
+
+def _problems(kind, operands, attrs=None, out=None) -> list[str]:
+    out = out or tensor("y", (1,), operands[0].dtype, operands[0].quant)
+    return ops.problems(Op(kind, operands, [out], attrs, name=kind.lower(), index=0))
+
+
+def test_constraint_messages():
+    rng = np.random.default_rng(0)
+    x5, x6 = _x(rng, (1, 2, 1, 2, 1), I8), _x(rng, (1, 2, 1, 2, 1, 2), I8)
+    runtime_perm = tensor("perm", (5,), I32)
+    assert _problems("TRANSPOSE", [x6, _ints("perm", range(6))]) == ["rank 6 is not supported (TFLM takes 1 to 5)"]
+    assert _problems("TRANSPOSE", [x5, runtime_perm]) == ["the permutation must be a constant"]
+    assert _problems("TRANSPOSE", [x5, _ints("perm", [0, 1, 2, 3, 3])]) == \
+        ["perm [0, 1, 2, 3, 3] is not a permutation of the 5 axes"]
+    assert _problems("REVERSE_V2", [x5, _ints("axis", [0, 2])]) == \
+        ["axes [0, 2] are not contiguous (TFLM reverses contiguous axes only)"]
+    assert _problems("SLICE", [x5, _ints("b", [0, 1, 0, 0, 0]), _ints("s", [1, 2, 1, 1, 1])]) == \
+        ["begin [0, 1, 0, 0, 0] / size [1, 2, 1, 1, 1] fall outside the input shape [1, 2, 1, 2, 1]"]
+    assert _problems("GATHER", [x5, _ints("i", [0])], GatherAttrs(axis=5)) == \
+        ["axis 5 is not an axis of the rank-5 input"]
+    assert _problems("MIRROR_PAD", [_x(rng, (2, 3), F32), _ints("p", [[0, 0], [3, 0]])], MirrorPadAttrs("REFLECT")) \
+        == ["REFLECT padding 3 is larger than the axis allows (2)"]
+    assert _problems("FILL", [_ints("dims", [2]), tensor("v", (), BOOL)]) == \
+        ["value type bool is not supported (TFLM takes float32, int8, int32)"]
+    assert _problems("DYNAMIC_UPDATE_SLICE", [x5, _x(rng, (1, 3, 1, 1, 1), I8), _ints("s", [0] * 5)]) == \
+        ["update [1, 3, 1, 1, 1] int8 does not fit the operand [1, 2, 1, 2, 1] int8"]
+
+
+def test_lowering_refusals():
+    rng = np.random.default_rng(1)
+    x = _x(rng, (4, 3), I8)
+    shrink_back = Op("STRIDED_SLICE", [x, _ints("b", [1, 0]), _ints("e", [2, 3]), _ints("s", [-1, 1])],
+                     [tensor("y", (3,), I8, x.quant)], StridedSliceAttrs(shrink_axis_mask=1), "ss", index=0)
+    with pytest.raises(UnsupportedError, match="shrunk axis with a negative stride"):
+        lower(shrink_back)
+    coarse = tensor("y", (4, 3), I8, Quant((1e-9,), (0,)))
+    with pytest.raises(UnsupportedError, match="too large for output scale"):
+        lower(Op("CUMSUM", [x, tensor("a", (), I32, data=np.array(0, np.int32))], [coarse], CumsumAttrs(), "c",
+                 index=0))
+    runtime = [tensor("s0", (2,), I32), tensor("s1", (2,), I32)]
+    with pytest.raises(UnsupportedError, match="only supported on shapes known at compile time"):
+        lower(Op("BROADCAST_ARGS", runtime, [tensor("y", (2,), I32)], NoAttrs(), "b", index=0))
