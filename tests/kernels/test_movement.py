@@ -24,7 +24,9 @@ from tests.conftest import model
 from microfuse.testing.compare import difference
 from microfuse.testing.host import run_graph
 from microfuse.testing.stages import lower
-from tests.harness import case_count, check_graph, reference
+from microfuse.tflite.writer import write
+from microfuse.verify import verify
+from tests.harness import case_count, check_graph, on_qemu, reference
 from tests.kernels.cases import rand_quant, tensor
 
 I8, I16, I32, F32, BOOL = DType.INT8, DType.INT16, DType.INT32, DType.FLOAT32, DType.BOOL
@@ -478,3 +480,20 @@ def test_lowering_refusals():
     runtime = [tensor("s0", (2,), I32), tensor("s1", (2,), I32)]
     with pytest.raises(UnsupportedError, match="only supported on shapes known at compile time"):
         lower(Op("BROADCAST_ARGS", runtime, [tensor("y", (2,), I32)], NoAttrs(), "b", index=0))
+
+
+@on_qemu
+def test_a_sample_of_movement_kernels_matches_tflm_under_qemu_m4(tmp_path):
+    """Cases of every op whose operands may hold any value (no index to keep in range), merged
+    into one model, built for qemu-mps2-an386 (arm-none-eabi-gcc -O2) and run there."""
+    rng = np.random.default_rng(1700)
+    graphs = []
+    for kind in ("TRANSPOSE", "SLICE", "STRIDED_SLICE", "REVERSE_V2", "DEPTH_TO_SPACE", "SPACE_TO_DEPTH",
+                 "BROADCAST_TO", "PADV2", "MIRROR_PAD", "DYNAMIC_UPDATE_SLICE", "CUMSUM"):
+        build, dtypes = BUILDERS[kind]
+        graphs += [g for g, feeds in (build(rng, dtypes[i % len(dtypes)]) for i in range(3)) if not feeds]
+    path = tmp_path / "movement.tflite"
+    path.write_bytes(write(merge(graphs)))
+    verdict, _, counts = verify(path, "qemu-mps2-an386", n=2, seed=17)
+    assert verdict.ok, verdict.line(False)
+    assert min(counts) > 0
