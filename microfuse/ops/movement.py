@@ -228,8 +228,9 @@ def _embedding(op: Op) -> str | None:
         return "lookup must be 1-D and the value table at least 2-D"
     if value.dtype not in (F32, I8):
         return f"value type {value.dtype} is not supported (TFLM takes float32, int8)"
-    if value.dtype == I8 and out.dtype == F32:
-        return "hybrid lookup (int8 table, float32 output) is not supported"
+    if value.dtype == I8 and out.dtype == F32 and (value.quant is None or value.quant.per_axis or
+                                                  value.quant.zero_point[0] != 0):
+        return "a hybrid lookup (int8 table, float32 output) needs one scale and zero point 0 (as TFLM)"
     return None
 
 

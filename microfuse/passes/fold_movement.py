@@ -43,7 +43,11 @@ def _gather_nd(op: Op) -> np.ndarray:
 
 
 def _embedding(op: Op) -> np.ndarray:
-    return np.take(_data(op, 1), _data(op, 0), axis=0)
+    rows = np.take(_data(op, 1), _data(op, 0), axis=0)
+    value, out = op.inputs[1], op.outputs[0]
+    if value.dtype != out.dtype:  # hybrid: TFLM's Dequantize, (q - 0) * scale in float32
+        return rows.astype(np.float32) * np.float32(value.quant.scale[0])
+    return rows
 
 
 def _d2s(op: Op) -> np.ndarray:

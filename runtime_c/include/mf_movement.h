@@ -49,6 +49,17 @@ void mf_gather(const mf_gather_params *p, const void *in, const int32_t *indices
 void mf_gather_ki(const mf_gather_params *p, const void *in, void *out);
 void mf_gather_kd(const mf_gather_params *p, const int32_t *indices, void *out);
 
+/* Hybrid EMBEDDING_LOOKUP: int8 rows dequantized to float as TFLM's Dequantize does,
+ * (value - 0) * scale in float; an index outside [0, rows) gives zeros. */
+typedef struct {
+    int32_t rows, lookups, inner;
+    float scale;
+    const int8_t *data;
+} mf_embedding_dq_params;
+
+void mf_embedding_dq(const mf_embedding_dq_params *p, const int8_t *table, const int32_t *lookup, float *out);
+void mf_embedding_dq_kd(const mf_embedding_dq_params *p, const int32_t *lookup, float *out);
+
 /* GATHER_ND: slice i of `slice` elements from the element sum_j index[i][j] * count[j]; a slice
  * outside the `total` input elements gives zero bytes. */
 typedef struct {

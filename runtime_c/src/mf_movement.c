@@ -150,6 +150,27 @@ void mf_gather_kd(const mf_gather_params *p, const int32_t *indices, void *out)
     mf_gather_any(p, (const uint8_t *)p->data, indices, (uint8_t *)out);
 }
 
+MF_INLINE void mf_embedding_dq_any(const mf_embedding_dq_params *p, const int8_t *table, const int32_t *lookup,
+                                   float *out)
+{
+    for (int32_t i = 0; i < p->lookups; ++i, out += p->inner) {
+        const int32_t row = lookup[i];
+        for (int32_t k = 0; k < p->inner; ++k) {
+            out[k] = row >= 0 && row < p->rows ? (float)table[(size_t)row * p->inner + k] * p->scale : 0.0f;
+        }
+    }
+}
+
+void mf_embedding_dq(const mf_embedding_dq_params *p, const int8_t *table, const int32_t *lookup, float *out)
+{
+    mf_embedding_dq_any(p, table, lookup, out);
+}
+
+void mf_embedding_dq_kd(const mf_embedding_dq_params *p, const int32_t *lookup, float *out)
+{
+    mf_embedding_dq_any(p, p->data, lookup, out);
+}
+
 MF_INLINE void mf_gather_nd_any(const mf_gather_nd_params *p, const uint8_t *in, const int32_t *index,
                                 uint8_t *out)
 {
