@@ -312,7 +312,7 @@ def _ops(args: argparse.Namespace) -> int:
 
     for kind in ops.supported_ops():
         d = ops.REGISTRY[kind]
-        types = ", ".join(sorted(str(t) for t in d.dtypes)) if len(d.dtypes) < 4 else "any type"
+        types = "any type" if len(d.dtypes) == len(ops.DType) else ", ".join(sorted(str(t) for t in d.dtypes))
         print(f"{kind:20} {'alias (no copy)' if d.alias else types}")
     return 0
 

@@ -167,7 +167,7 @@ def lower_slice(op: Op, lw) -> Call:
     return _move(op, op.inputs[0], *_slice_dims(op, slice_ranges(op)))
 
 
-@lowering("STRIDED_SLICE", *MOVE_TYPES)
+@lowering("STRIDED_SLICE", *DType)  # the registry takes any type (folded shape arithmetic too)
 def lower_strided_slice(op: Op, lw) -> Call:
     strides = ints(op, 3) if len(op.inputs) > 3 else []
     if any(op.attrs.shrink_axis_mask >> k & 1 and s < 0 for k, s in enumerate(strides)):
@@ -354,7 +354,7 @@ def lower_concat_bytes(op: Op, lw) -> Call:
     return _byte_concat(op, _prod(op.outputs[0].shape[:axis]), [_prod(t.shape[axis:]) for t in op.inputs])
 
 
-@lowering("PACK", *MOVE_TYPES)
+@lowering("PACK", *DType)
 def lower_pack(op: Op, lw) -> Call:
     axis = op.attrs.axis % len(op.outputs[0].shape)
     return _byte_concat(op, _prod(op.outputs[0].shape[:axis]), [_prod(t.shape[axis:]) for t in op.inputs])

@@ -163,12 +163,9 @@ def _int_operand(i: int, what: str, allowed=(I32, I64)):
 
 
 def _same_type(op: Op) -> str | None:
+    """The copy ops keep the type; like TFLM they copy stored values whatever the quantization."""
     a, out = op.inputs[0], op.outputs[0]
-    if a.dtype != out.dtype:
-        return f"output type {out.dtype} differs from the input's {a.dtype}"
-    if a.dtype in (I8, I16) and a.quant != out.quant:
-        return "the output must be quantized like the input (TFLM copies the stored values)"
-    return None
+    return None if a.dtype == out.dtype else f"output type {out.dtype} differs from the input's {a.dtype}"
 
 
 def _rank(lo: int, hi: int, operand: int = 0):
@@ -290,8 +287,6 @@ def _update_slice(op: Op) -> str | None:
     x, u, idx = op.inputs
     if u.dtype != x.dtype or len(u.shape) != len(x.shape) or any(a > b for a, b in zip(u.shape, x.shape)):
         return f"update {list(u.shape)} {u.dtype} does not fit the operand {list(x.shape)} {x.dtype}"
-    if x.dtype == I8 and u.quant != x.quant:
-        return "the update must be quantized like the operand (TFLM copies the stored values)"
     if idx.shape != (len(x.shape),):
         return f"start indices must be {len(x.shape)} values"
     return None
