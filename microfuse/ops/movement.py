@@ -342,3 +342,25 @@ register(
     OpDef("CUMSUM", CumsumAttrs, _same,
           seq(_types(F32, I8), _const(1, "axis"), _int_operand(1, "axis", (I32,)), _axis_scalar, quantized_if_int8)),
 )
+
+
+def identity_copy(op: Op) -> bool:
+    """The op copies its input unchanged, element for element (a RESHAPE in disguise): a TRANSPOSE
+    moving only size-1 axes, a SLICE / STRIDED_SLICE keeping everything in order, a REVERSE_V2 or
+    BROADCAST_TO of size-1 axes only, a block-1 DEPTH_TO_SPACE / SPACE_TO_DEPTH."""
+    x, out = op.inputs[0], op.outputs[0]
+    if x.is_const or x.elements != out.elements or x.dtype != out.dtype:
+        return False
+    if op.kind == "TRANSPOSE":
+        kept = [p for p in ints(op, 1) if x.shape[p] != 1]
+        return kept == sorted(kept)
+    if op.kind in ("SLICE", "STRIDED_SLICE"):
+        from .shape import strided_slice_ranges  # the sibling family's rule
+
+        ranges = slice_ranges(op) if op.kind == "SLICE" else strided_slice_ranges(op)
+        return all(isinstance(r, int) or len(r) < 2 or r.step == 1 for r in ranges)
+    if op.kind == "REVERSE_V2":
+        return all(x.shape[a] == 1 for a in ints(op, 1))
+    if op.kind in ("DEPTH_TO_SPACE", "SPACE_TO_DEPTH"):
+        return op.attrs.block_size == 1
+    return op.kind == "BROADCAST_TO"

@@ -17,6 +17,7 @@ from microfuse.ops.attrs import (ActivationAttrs, ConcatAttrs, NoAttrs, PackAttr
 from microfuse.ops.movement import BlockAttrs, CumsumAttrs, GatherAttrs, MirrorPadAttrs
 from microfuse.passes.fold import fold_constants
 from microfuse.passes.fold_movement import MOVEMENT
+from microfuse.passes.movement_alias import alias_identity_copies
 from microfuse.testing import inputs
 from microfuse.testing.modelgen import merge
 from microfuse.tflite import reader
@@ -501,3 +502,19 @@ def test_a_sample_of_movement_kernels_matches_tflm_under_qemu_m4(tmp_path):
     verdict, _, counts = verify(path, "qemu-mps2-an386", n=2, seed=17)
     assert verdict.ok, verdict.line(False)
     assert min(counts) > 0
+
+
+def test_identity_copies_become_aliases_and_match_tflm():
+    """TRANSPOSE of size-1 axes, a whole-tensor SLICE, REVERSE_V2 of a size-1 axis, BROADCAST_TO
+    the same shape, block-1 DEPTH_TO_SPACE: RESHAPE aliases (no call); a real transpose stays."""
+    rng = np.random.default_rng(18)
+    x = [_x(rng, s, I8) for s in ((1, 3, 1, 4), (2, 3), (2, 1, 3), (3, 4), (1, 2, 2, 3), (1, 3, 1, 4))]
+    cases = [_one("TRANSPOSE", [x[0], _ints("perm", [2, 1, 0, 3])], NoAttrs()),
+             _one("SLICE", [x[1], _ints("b", [0, 0]), _ints("s", [-1, 3])], NoAttrs()),
+             _one("REVERSE_V2", [x[2], _ints("axis", [1])], NoAttrs()),
+             _one("BROADCAST_TO", [x[3], _ints("shape", [3, 4])], NoAttrs()),
+             _one("DEPTH_TO_SPACE", [x[4]], BlockAttrs(1)),
+             _one("TRANSPOSE", [x[5], _ints("perm", [0, 3, 2, 1])], NoAttrs())]
+    kinds = [alias_identity_copies(g).ops[0].kind for g, _ in cases]
+    assert kinds == ["RESHAPE"] * 5 + ["TRANSPOSE"]
+    check(cases, rng)
