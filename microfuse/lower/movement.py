@@ -233,8 +233,8 @@ def lower_pad_x(op: Op, lw) -> Call:
     value = op.inputs[2] if len(op.inputs) > 2 else None
     if value is not None:
         fill = _bits(src, np.asarray(value.data).reshape(-1)[0])
-    else:  # TFLM pads with the output zero point (0 for int16's symmetric quantization)
-        fill = int(dst.quant.zero_point[0]) if dst.quant is not None and src.dtype != F32 else 0
+    else:  # TFLM pads int8 with the output zero point, every other type with 0 (pad.cc)
+        fill = int(dst.quant.zero_point[0]) if dst.quant is not None and src.dtype == I8 else 0
     return make("mf_pad_x", dict(_pad_params(op), value=fill), [_runtime(op, src, "input")], [dst], [op])
 
 

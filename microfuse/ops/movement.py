@@ -261,7 +261,8 @@ def _pad_value(op: Op) -> str | None:
         return None
     if not v.is_const or v.elements != 1:
         return "the constant value must be a one-element constant"
-    return None if v.dtype == op.inputs[0].dtype else f"the constant value has type {v.dtype}, the input {op.inputs[0].dtype}"
+    x = op.inputs[0]
+    return None if v.dtype == x.dtype else f"the constant value has type {v.dtype}, the input {x.dtype}"
 
 
 def _broadcast_to(op: Op) -> str | None:
@@ -280,7 +281,9 @@ def _fill_value(op: Op) -> str | None:
     v = op.inputs[1]
     if v.elements != 1:
         return "the value must have one element"
-    return None if v.dtype in (F32, I8, I32) else f"value type {v.dtype} is not supported (TFLM takes float32, int8, int32)"
+    if v.dtype not in (F32, I8, I32):
+        return f"value type {v.dtype} is not supported (TFLM takes float32, int8, int32)"
+    return None
 
 
 def _update_slice(op: Op) -> str | None:

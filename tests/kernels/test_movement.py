@@ -378,9 +378,13 @@ def _q16(rng) -> Quant:
 
 
 def pad_case(rng, dtype):
+    """TFLM pads int16 with 0 whatever the zero point: some cases have one."""
     shape = _shape(rng, int(rng.integers(1, 6)))
     pads = rng.integers(0, 3, size=(len(shape), 2))
-    x = tensor("x", shape, dtype, _q16(rng) if dtype == I16 else None)
+    q = _q16(rng) if dtype == I16 else None
+    if q is not None and rng.random() < 0.5:
+        q = Quant(q.scale, (int(rng.integers(-100, 100)),))
+    x = tensor("x", shape, dtype, q)
     return _one("PAD", [x, _ints("paddings", pads)], NoAttrs())
 
 
