@@ -25,7 +25,7 @@ _PAD = ("in_shape", "out_shape", "before", "value", "offset", "elem")
 declare({"mf_move_params": ("shape", "stride", "offset", "elem"),
          "mf_pad_x_params": _PAD,
          "mf_gather_params": ("batches", "outer", "axis_size", "coords", "inner", "elem", "data", "indices"),
-         "mf_embedding_dq_params": ("rows", "lookups", "inner", "scale", "data"),
+         "mf_embedding_dq_params": ("rows", "lookups", "inner", "scale", "data", "indices"),
          "mf_gather_nd_params": ("slices", "nd", "slice", "total", "elem", "count", "data", "indices"),
          "mf_update_slice_params": ("shape", "update", "start", "lead", "index_bytes", "elem"),
          "mf_cumsum_params": ("before", "depth", "after", "exclusive", "reverse", "input_offset", "output_offset",
@@ -39,6 +39,7 @@ declare({"mf_move_params": ("shape", "stride", "offset", "elem"),
         KernelSpec("mf_gather_kd", "mf_gather_params", "mf_movement.c", "mf_gather", "kd"),
         KernelSpec("mf_embedding_dq", "mf_embedding_dq_params", "mf_movement.c"),
         KernelSpec("mf_embedding_dq_kd", "mf_embedding_dq_params", "mf_movement.c", "mf_embedding_dq", "kd"),
+        KernelSpec("mf_embedding_dq_ki", "mf_embedding_dq_params", "mf_movement.c", "mf_embedding_dq", "ki"),
         KernelSpec("mf_gather_nd", "mf_gather_nd_params", "mf_movement.c"),
         KernelSpec("mf_gather_nd_ki", "mf_gather_nd_params", "mf_movement.c", "mf_gather_nd", "ki"),
         KernelSpec("mf_gather_nd_kd", "mf_gather_nd_params", "mf_movement.c", "mf_gather_nd", "kd"),
@@ -49,7 +50,7 @@ declare({"mf_move_params": ("shape", "stride", "offset", "elem"),
         defaults={"mf_pad_x_params": {"value": 0, "offset": 0},
                   "mf_gather_params": {"data": "NULL", "indices": "NULL"},
                   "mf_gather_nd_params": {"data": "NULL", "indices": "NULL"},
-                  "mf_embedding_dq_params": {"data": "NULL"},
+                  "mf_embedding_dq_params": {"data": "NULL", "indices": "NULL"},
                   "mf_update_slice_params": {"start": "{0}", "index_bytes": 4},
                   "mf_cumsum_params": {k: 0 for k in ("input_offset", "output_offset", "left_shift", "input_multiplier",
                                                      "input_shift", "output_multiplier", "output_shift", "act_min",
@@ -277,7 +278,10 @@ def lower_embedding_lookup(op: Op, lw) -> Call:
         if value.is_const:
             params["data"] = ConstArray("data", np.asarray(value.data).astype(np.int8))
             return make("mf_embedding_dq_kd", params, [_runtime(op, lookup, "lookup")], op.outputs, [op])
-        return make("mf_embedding_dq", params, [value, _runtime(op, lookup, "lookup")], op.outputs, [op])
+        if lookup.is_const:
+            params["indices"] = ConstArray("indices", np.asarray(lookup.data).astype(np.int32))
+            return make("mf_embedding_dq_ki", params, [value], op.outputs, [op])
+        return make("mf_embedding_dq", params, [value, lookup], op.outputs, [op])
     params = dict(batches=1, outer=1, axis_size=value.shape[0], coords=lookup.shape[0],
                   inner=_prod(value.shape[1:]), elem=value.dtype.size)
     return _gather_call(op, "mf_gather", params, value, lookup)

@@ -55,10 +55,12 @@ typedef struct {
     int32_t rows, lookups, inner;
     float scale;
     const int8_t *data;
+    const int32_t *indices;
 } mf_embedding_dq_params;
 
 void mf_embedding_dq(const mf_embedding_dq_params *p, const int8_t *table, const int32_t *lookup, float *out);
 void mf_embedding_dq_kd(const mf_embedding_dq_params *p, const int32_t *lookup, float *out);
+void mf_embedding_dq_ki(const mf_embedding_dq_params *p, const int8_t *table, float *out);
 
 /* GATHER_ND: slice i of `slice` elements from the element sum_j index[i][j] * count[j]; a slice
  * outside the `total` input elements gives zero bytes. */

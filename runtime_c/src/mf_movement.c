@@ -171,6 +171,11 @@ void mf_embedding_dq_kd(const mf_embedding_dq_params *p, const int32_t *lookup, 
     mf_embedding_dq_any(p, p->data, lookup, out);
 }
 
+void mf_embedding_dq_ki(const mf_embedding_dq_params *p, const int8_t *table, float *out)
+{
+    mf_embedding_dq_any(p, table, p->indices, out);
+}
+
 MF_INLINE void mf_gather_nd_any(const mf_gather_nd_params *p, const uint8_t *in, const int32_t *index,
                                 uint8_t *out)
 {
