@@ -21,6 +21,7 @@ from . import state  # noqa: F401  (register)
 from . import cast, signal  # noqa: F401  (register: CAST, TFLM signal-library custom ops)
 from . import conv, data, elementwise, fc, pool, reduce, siblings, softmax  # noqa: F401  (register)
 from . import add_n, arith, compare, math, select  # noqa: F401  (register: issue 14 families)
+from . import movement  # noqa: F401  (data movement: TRANSPOSE, SLICE, GATHER, ...)
 from .call import Call, ConstArray
 from .kernels import SPECS, KernelSpec
 from .registry import LOWERINGS, OPTIMIZE_LEVELS, lowering

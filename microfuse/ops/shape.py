@@ -12,6 +12,7 @@ from .attrs import (ConcatAttrs, NoAttrs, PackAttrs, ReducerAttrs, ReshapeAttrs,
 from .common import const_input, quantized_if_int8
 
 ANY = frozenset(DType)
+COPIED = frozenset({DType.INT8, DType.INT16, DType.INT32, DType.FLOAT32})  # byte-copying kernels (lower/movement.py)
 
 
 def _const(op: Op, i: int) -> np.ndarray | None:
@@ -183,8 +184,8 @@ register(
     OpDef("SHAPE", ShapeAttrs, _infer_shape, (), dtypes=ANY),
     OpDef("STRIDED_SLICE", StridedSliceAttrs, _infer_strided_slice, (_slice_masks,), dtypes=ANY),
     OpDef("PACK", PackAttrs, _infer_pack, (), dtypes=ANY),
-    OpDef("CONCATENATION", ConcatAttrs, _infer_concat, (_concat_compatible, quantized_if_int8)),
-    OpDef("PAD", NoAttrs, _infer_pad, (const_input(1, "paddings"), _pad_shape, quantized_if_int8)),
+    OpDef("CONCATENATION", ConcatAttrs, _infer_concat, (_concat_compatible, quantized_if_int8), dtypes=COPIED),
+    OpDef("PAD", NoAttrs, _infer_pad, (const_input(1, "paddings"), _pad_shape, quantized_if_int8), dtypes=COPIED),
     OpDef("MEAN", ReducerAttrs, _infer_mean, (const_input(1, "axes"), quantized_if_int8),
           dtypes=frozenset({DType.INT8, DType.INT16, DType.FLOAT32})),
     OpDef("SPACE_TO_BATCH_ND", NoAttrs, _infer_s2b,

@@ -48,6 +48,7 @@ def pipeline() -> list[NamedPass]:
     from .fold import fold_constants
     from .fuse import fuse
     from .horizontal import horizontal
+    from .movement_alias import alias_identity_copies
     from .pad_fold import pad_fold
     from .pattern import Rewriter
     from .pool_fuse import pool_fuse
@@ -57,6 +58,7 @@ def pipeline() -> list[NamedPass]:
         return lambda graph, ctx: fn(graph, Rewriter(graph, ctx.optimize, ctx.log, ctx.cost))
 
     return [NamedPass("fold", fold_constants),
+            NamedPass("movement_alias", alias_identity_copies),
             NamedPass("bn_fold", fusion(bn_fold), fusion=True),
             NamedPass("pad_fold", fusion(pad_fold), fusion=True),
             NamedPass("dilate", fusion(dilate), fusion=True),

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..ir import DType, Graph, Op, Tensor
 from ..ops.shape import strided_slice_ranges
+from .fold_movement import MOVEMENT
 
 Evaluator = Callable[[Op], np.ndarray]
 
@@ -59,6 +60,7 @@ EVALUATORS: dict[str, Evaluator] = {
     "SUB": _int_binary(np.subtract),
     "MUL": _int_binary(np.multiply),
 }
+EVALUATORS.update(MOVEMENT)  # TRANSPOSE, SLICE, GATHER, FILL, BROADCAST_ARGS ... of constants
 _NEEDS_UNQUANTIZED_INT = {"ADD", "SUB", "MUL"}
 _INT = {DType.INT32, DType.INT64}
 

@@ -69,6 +69,9 @@ IfOptions WhileOptions DepthToSpaceOptions NonMaxSuppressionV4Options NonMaxSupp
 ScatterNdOptions SelectV2Options DensifyOptions SegmentSumOptions BatchMatMulOptions CumsumOptions
 CallOnceOptions BroadcastToOptions Rfft2dOptions Conv3DOptions HashtableOptions HashtableFindOptions
 HashtableImportOptions HashtableSizeOptions VarHandleOptions ReadVariableOptions AssignVariableOptions
+RandomOptions BucketizeOptions GeluOptions DynamicUpdateSliceOptions UnsortedSegmentProdOptions
+UnsortedSegmentMaxOptions UnsortedSegmentMinOptions UnsortedSegmentSumOptions ATan2Options SignOptions
+BitcastOptions BitwiseXorOptions RightShiftOptions
 """.split()
 OPTIONS_TYPE_CODE = {name: i + 1 for i, name in enumerate(_OPTIONS_UNION)}
 OPTIONS_TYPE_NAME = {code: name for name, code in OPTIONS_TYPE_CODE.items()}
@@ -145,6 +148,19 @@ OPTIONS_FIELDS: dict[str, tuple[Field, ...]] = {
     "SplitOptions": _f("num_splits:i32"),
     "SplitVOptions": _f("num_splits:i32"),
     "UnpackOptions": _f("num:i32 axis:i32"),
+    # data movement (ops/movement.py)
+    "TransposeOptions": (),
+    "SliceOptions": (),
+    "ReverseV2Options": (),
+    "GatherOptions": _f("axis:i32 batch_dims:i32"),
+    "GatherNdOptions": (),
+    "DepthToSpaceOptions": _f("block_size:i32"),
+    "SpaceToDepthOptions": _f("block_size:i32"),
+    "MirrorPadOptions": _f("mode:i8"),
+    "BroadcastToOptions": (),
+    "FillOptions": (),
+    "CumsumOptions": _f("exclusive:bool reverse:bool"),
+    "DynamicUpdateSliceOptions": (),
 }
 VAR_HANDLE_OPTIONS = {"container": 0, "shared_name": 1}  # strings: the reader decodes them itself
 
@@ -199,6 +215,18 @@ OP_OPTIONS = {
     "SPLIT": "SplitOptions",
     "SPLIT_V": "SplitVOptions",
     "UNPACK": "UnpackOptions",
+    "TRANSPOSE": "TransposeOptions",
+    "SLICE": "SliceOptions",
+    "REVERSE_V2": "ReverseV2Options",
+    "GATHER": "GatherOptions",
+    "GATHER_ND": "GatherNdOptions",
+    "DEPTH_TO_SPACE": "DepthToSpaceOptions",
+    "SPACE_TO_DEPTH": "SpaceToDepthOptions",
+    "MIRROR_PAD": "MirrorPadOptions",
+    "BROADCAST_TO": "BroadcastToOptions",
+    "FILL": "FillOptions",
+    "CUMSUM": "CumsumOptions",
+    "DYNAMIC_UPDATE_SLICE": "DynamicUpdateSliceOptions",
 }
 
 # Field slots of the model tables (vtable slot = position in the schema's table).

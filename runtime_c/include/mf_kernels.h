@@ -18,6 +18,7 @@
 #include "mf_add_n.h"
 #include "mf_softmax.h"
 #include "mf_data.h"
+#include "mf_movement.h"
 #include "mf_fast.h"
 #include "mf_multi.h"
 #include "mf_reduce.h"
