@@ -15,6 +15,7 @@ from .. import ops as opdefs
 from ..errors import MicrofuseError, UnsupportedError
 from ..ir import Op
 from . import conv, data, elementwise, fc, pool, reduce, siblings, softmax  # noqa: F401  (register)
+from . import tconv  # noqa: F401
 from .call import Call, ConstArray
 from .kernels import SPECS, KernelSpec
 from .registry import LOWERINGS, OPTIMIZE_LEVELS, lowering
@@ -47,7 +48,7 @@ class Lowerer:
 
     def _run(self, op: Op) -> Call | MicrofuseError:
         self.lowered += 1
-        first = next((t for t in op.inputs if t is not None), None)
+        first = opdefs.data_input(op)
         fn = LOWERINGS.get((op.kind, first.dtype)) if first is not None else None
         try:
             if fn is None:

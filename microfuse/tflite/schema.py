@@ -123,6 +123,8 @@ OPTIONS_FIELDS: dict[str, tuple[Field, ...]] = {
     "DequantizeOptions": (),
     "SpaceToBatchNDOptions": (),
     "BatchToSpaceNDOptions": (),
+    "TransposeConvOptions": _f("padding:i8 stride_w:i32 stride_h:i32 fused_activation_function:i8 "
+                               "quantized_bias_type:u8"),
 }
 
 # Which options table each builtin op carries (ops absent here carry none).
@@ -153,6 +155,7 @@ OP_OPTIONS = {
     "DEQUANTIZE": "DequantizeOptions",
     "SPACE_TO_BATCH_ND": "SpaceToBatchNDOptions",
     "BATCH_TO_SPACE_ND": "BatchToSpaceNDOptions",
+    "TRANSPOSE_CONV": "TransposeConvOptions",
 }
 
 # Field slots of the model tables (vtable slot = position in the schema's table).

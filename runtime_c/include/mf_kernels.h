@@ -15,5 +15,6 @@
 #include "mf_data.h"
 #include "mf_fast.h"
 #include "mf_multi.h"
+#include "mf_transpose_conv.h"
 
 #endif /* MF_KERNELS_H */
