@@ -14,7 +14,7 @@ from __future__ import annotations
 from .. import ops as opdefs
 from ..errors import MicrofuseError, UnsupportedError
 from ..ir import Op
-from . import conv, data, elementwise, fc, pool, reduce, siblings, softmax  # noqa: F401  (register)
+from . import conv, data, elementwise, fc, int16, pool, reduce, siblings, softmax  # noqa: F401  (register)
 from . import tconv  # noqa: F401
 from .call import Call, ConstArray
 from .kernels import SPECS, KernelSpec

@@ -12,11 +12,12 @@ from ..ops.elementwise import broadcast_shape
 from ..quant import activation_range, activation_range_float, quantize_multiplier
 from .call import Call, ConstArray
 from .common import ADD_LEFT_SHIFT, addsub_multipliers, qp
+from .int16 import REQUANTIZE
 from .kernels import BINARY, KernelSpec, declare, make, variant_of
 from .registry import lowering
 
 MAX_DIMS = 6  # mf_elementwise.h MF_MAX_DIMS
-INT8, FLOAT32, UINT8 = DType.INT8, DType.FLOAT32, DType.UINT8
+INT8, FLOAT32, UINT8, INT16, INT32 = DType.INT8, DType.FLOAT32, DType.UINT8, DType.INT16, DType.INT32
 ADDSUB_S8 = {"ADD": "mf_add_s8", "SUB": "mf_sub_s8"}
 BINARY_F32 = {"ADD": "mf_add_f32", "SUB": "mf_sub_f32", "MUL": "mf_mul_f32"}
 UNARY_F32 = {"RELU": "mf_relu_f32", "RELU6": "mf_relu6_f32", "LEAKY_RELU": "mf_leaky_relu_f32",
@@ -151,28 +152,36 @@ def lower_unary_f32(op: Op, lw) -> Call:
     return make(UNARY_F32[op.kind], dict(size=src.elements, alpha=alpha), [src], [dst], [op])
 
 
-@lowering("QUANTIZE", FLOAT32, INT8, UINT8)
+@lowering("QUANTIZE", FLOAT32, INT8, UINT8, INT16, INT32)
 def lower_quantize(op: Op, lw) -> Call:
     src, dst = op.inputs[0], op.outputs[0]
     s_out, z_out = qp(dst, op)
-    if src.dtype == FLOAT32 and dst.dtype == INT8:
-        return make("mf_quantize_f32_s8", dict(size=src.elements, scale=s_out, zero_point=z_out), [src], [dst], [op])
+    if src.dtype == FLOAT32 and dst.dtype in (INT8, INT16):
+        kernel = "mf_quantize_f32_s8" if dst.dtype == INT8 else "mf_quantize_f32_s16"
+        return make(kernel, dict(size=src.elements, scale=s_out, zero_point=z_out), [src], [dst], [op])
     if src.dtype == INT8 and dst.dtype == INT8:
         return lut_call([op], luts.lut_for(op))
+    s_in, z_in = qp(src, op) if src.dtype != FLOAT32 else (1.0, 0)
+    if (src.dtype, dst.dtype) in REQUANTIZE:  # TFLM quantize_common.cc: QuantizeMultiplier(s_in / s_out)
+        mult, shift = quantize_multiplier(s_in / s_out)
+        params = dict(size=src.elements, input_zero_point=z_in, output_zero_point=z_out, multiplier=mult,
+                      shift=shift)
+        return make(REQUANTIZE[(src.dtype, dst.dtype)], params, [src], [dst], [op])
     kernels = {(UINT8, INT8): "mf_lut_u8_s8", (INT8, UINT8): "mf_lut_s8_u8"}
     kernel = kernels.get((src.dtype, dst.dtype))
     if kernel is None:
         raise UnsupportedError(f"{op.where} '{op.name}': QUANTIZE from {src.dtype} to {dst.dtype} is not supported")
-    s_in, z_in = qp(src, op)
     table = luts.byte_table(luts.requantize_fn(s_in, z_in, s_out, z_out), src.dtype, dst.dtype)
     return make(kernel, dict(size=src.elements, lut=ConstArray("lut", table)), [src], [dst], [op])
 
 
-@lowering("DEQUANTIZE", INT8, UINT8)
+DEQUANTIZE = {INT8: "mf_dequantize_s8_f32", UINT8: "mf_dequantize_u8_f32", INT16: "mf_dequantize_s16_f32"}
+
+
+@lowering("DEQUANTIZE", INT8, UINT8, INT16)
 def lower_dequantize(op: Op, lw) -> Call:
     src, dst = op.inputs[0], op.outputs[0]
     if dst.dtype != FLOAT32:
         raise UnsupportedError(f"{op.where} '{op.name}': DEQUANTIZE to {dst.dtype} is not supported")
     scale, zp = qp(src, op)
-    kernel = "mf_dequantize_s8_f32" if src.dtype == INT8 else "mf_dequantize_u8_f32"
-    return make(kernel, dict(size=src.elements, scale=scale, zero_point=zp), [src], [dst], [op])
+    return make(DEQUANTIZE[src.dtype], dict(size=src.elements, scale=scale, zero_point=zp), [src], [dst], [op])

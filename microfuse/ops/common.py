@@ -92,10 +92,10 @@ def n_inputs(low: int, high: int | None = None):
 
 
 def quantized_if_int8(op: Op) -> str | None:
-    """int8 activations need quantization parameters."""
+    """int8 and int16 activations need quantization parameters."""
     for t in [*op.inputs, *op.outputs]:
-        if t is not None and t.dtype == DType.INT8 and not t.is_const and t.quant is None:
-            return f"int8 tensor '{t.name}' has no quantization parameters"
+        if t is not None and t.dtype in (DType.INT8, DType.INT16) and not t.is_const and t.quant is None:
+            return f"{t.dtype} tensor '{t.name}' has no quantization parameters"
     return None
 
 

@@ -48,11 +48,19 @@ def _infer_quantize(op: Op):
     return [(op.inputs[0].shape, None)]
 
 
+I8, U8, I16, I32, F32 = DType.INT8, DType.UINT8, DType.INT16, DType.INT32, DType.FLOAT32
+# (input, output) types TFLM's QUANTIZE runs (quantize_common.cc EvalQuantizeReference)
+QUANTIZE_TYPES = frozenset({(F32, I8), (F32, I16), (I8, I8), (U8, I8), (I8, U8), (I8, I16), (I8, I32),
+                            (I16, I8), (I16, I16), (I16, I32), (I32, I8), (I32, I16)})
+
+
 def _quantize_types(op: Op) -> str | None:
-    src, dst = op.inputs[0].dtype, op.outputs[0].dtype
-    if (src, dst) not in {(DType.FLOAT32, DType.INT8), (DType.INT8, DType.INT8),
-                          (DType.UINT8, DType.INT8), (DType.INT8, DType.UINT8)}:
-        return f"QUANTIZE from {src} to {dst} is not supported"
+    src, dst = op.inputs[0], op.outputs[0]
+    if (src.dtype, dst.dtype) not in QUANTIZE_TYPES:
+        return f"QUANTIZE from {src.dtype} to {dst.dtype} is not supported"
+    for t in (src, dst) if src.dtype != F32 else (dst,):
+        if t.quant is None or len(t.quant.scale) != 1:
+            return f"QUANTIZE needs one scale and zero point on '{t.name}' (TFLM: per-tensor only)"
     return None
 
 
@@ -81,7 +89,7 @@ register(
     OpDef("LEAKY_RELU", LeakyReluAttrs, _infer_same, _UNARY),
     OpDef("SOFTMAX", SoftmaxAttrs, _infer_same, (*_UNARY, _softmax_shape)),
     OpDef("QUANTIZE", NoAttrs, _infer_quantize, (_quantize_types, quantized_if_int8),
-          dtypes=frozenset({DType.FLOAT32, DType.INT8, DType.UINT8})),
+          dtypes=frozenset(src for src, _ in QUANTIZE_TYPES)),
     OpDef("DEQUANTIZE", NoAttrs, _infer_quantize, (_dequantize_types, quantized_if_int8),
-          dtypes=frozenset({DType.INT8, DType.UINT8})),
+          dtypes=frozenset({DType.INT8, DType.UINT8, DType.INT16})),
 )

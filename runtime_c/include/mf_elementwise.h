@@ -114,8 +114,10 @@ typedef struct {
 
 /* float32 -> int8: round(x / scale) + zero_point, saturated. */
 void mf_quantize_f32_s8(const mf_affine_params *p, const float *in, int8_t *out);
-/* int8 / uint8 -> float32: scale * (q - zero_point). */
+void mf_quantize_f32_s16(const mf_affine_params *p, const float *in, int16_t *out);
+/* int8 / uint8 / int16 -> float32: scale * (q - zero_point). */
 void mf_dequantize_s8_f32(const mf_affine_params *p, const int8_t *in, float *out);
 void mf_dequantize_u8_f32(const mf_affine_params *p, const uint8_t *in, float *out);
+void mf_dequantize_s16_f32(const mf_affine_params *p, const int16_t *in, float *out);
 
 #endif /* MF_ELEMENTWISE_H */

@@ -15,6 +15,7 @@
 #include "mf_data.h"
 #include "mf_fast.h"
 #include "mf_multi.h"
+#include "mf_int16.h"
 #include "mf_transpose_conv.h"
 
 #endif /* MF_KERNELS_H */
