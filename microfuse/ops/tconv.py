@@ -145,4 +145,4 @@ def _wired(check):
 
 register(OpDef("TRANSPOSE_CONV", TransposeConvAttrs, _infer,
                (_operands, *map(_wired, (_weights, _bias, _geometry, _quantization, _activation))), _macs,
-               frozenset({DType.INT8, DType.FLOAT32}), data=INPUT))
+               frozenset({DType.INT8, DType.INT16, DType.FLOAT32}), data=INPUT))

@@ -17,5 +17,6 @@
 #include "mf_multi.h"
 #include "mf_int16.h"
 #include "mf_transpose_conv.h"
+#include "mf_conv16.h"
 
 #endif /* MF_KERNELS_H */

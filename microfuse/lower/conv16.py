@@ -1,0 +1,110 @@
+"""Lowering of 16x8 CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED and TRANSPOSE_CONV (int16 data,
+int8 weights, int64 or int32 bias) to runtime_c/src/mf_conv_s16.c and mf_transpose_conv.c."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import quant, views
+from ..errors import UnsupportedError
+from ..ir import DType, Op, Tensor, own_output
+from ..ops.tconv import BIAS, FILTER, INPUT
+from .call import Call, ConstArray
+from .common import conv_window, depth_multiplier, filter_scales
+from .fc import rows
+from .kernels import KernelSpec, declare, make
+from .registry import lowering
+from .tconv import geometry as tconv_geometry
+
+_CONV = ("batches", "in_h", "in_w", "in_c", "out_h", "out_w", "out_c", "k_h", "k_w", "stride_h", "stride_w",
+         "dilation_h", "dilation_w", "pad_h", "pad_w")
+_OUT = ("act_min", "act_max", "wide", "weights", "bias", "mult", "shift", "out_stride")
+declare({"mf_conv2d_s16_params": (*_CONV, *_OUT),
+         "mf_dwconv2d_s16_params": (*_CONV, "depth_multiplier", *_OUT),
+         "mf_fc_s16_params": ("rows", "depth", "units", *_OUT),
+         "mf_transpose_conv_s16_params": (*_CONV[:11], "pad_h", "pad_w", "act_min", "act_max", "weights", "bias",
+                                          "mult", "shift")},
+        KernelSpec("mf_conv2d_s16", "mf_conv2d_s16_params", "mf_conv_s16.c"),
+        KernelSpec("mf_dwconv2d_s16", "mf_dwconv2d_s16_params", "mf_conv_s16.c"),
+        KernelSpec("mf_fc_s16", "mf_fc_s16_params", "mf_conv_s16.c"),
+        KernelSpec("mf_transpose_conv_s16", "mf_transpose_conv_s16_params", "mf_transpose_conv.c"))
+
+
+def _scale(t: Tensor, op: Op, what: str) -> float:
+    if t.quant is None or len(t.quant.scale) != 1:
+        raise UnsupportedError(f"{op.where} '{op.name}': {what} '{t.name}' needs one scale")
+    return float(t.quant.scale[0])
+
+
+def output_stage(op: Op, x: Tensor, w: Tensor, axis: int, channels: int, bias: Tensor | None,
+                 dense: bool = False) -> dict[str, object]:
+    """Multipliers (TFLM's PopulateConvolutionQuantizationParams; a per-tensor FC: its float32
+    product of scales), the bias widened to int64 and the clamp of a 16x8 op."""
+    if op.fused:
+        raise UnsupportedError(f"{op.where} '{op.name}': no 16x8 kernel variant fits a fused epilogue")
+    y = own_output(op)
+    in_scale, out_scale = _scale(x, op, "input"), _scale(y, op, "output")
+    scales = filter_scales(w, op, axis)
+    if dense and len(scales) == 1:
+        m, s = quant.dense_multiplier(in_scale, scales[0], out_scale)
+        mult, shift = np.full(channels, m, np.int32), np.full(channels, s, np.int32)
+    else:
+        mult, shift = quant.conv_multipliers(in_scale, scales, out_scale, channels)
+    data = np.zeros(channels, np.int64) if bias is None else np.asarray(bias.data).astype(np.int64).reshape(-1)
+    lo, hi = quant.activation_range(getattr(op.attrs, "activation", "NONE"), y)
+    return dict(act_min=lo, act_max=hi, bias=ConstArray("bias", data), mult=ConstArray("mult", mult),
+                shift=ConstArray("shift", shift))
+
+
+def _wide(bias: Tensor | None) -> int:
+    """TFLM runs the int64 path unless the bias is int32."""
+    return int(bias is None or bias.dtype != DType.INT32)
+
+
+def _call(name: str, op: Op, x: Tensor, params: dict) -> Call:
+    return make(name, params, [x], [op.outputs[0]], [op])
+
+
+@lowering("CONV_2D", DType.INT16)
+def conv2d_s16(op: Op, lw) -> Call:
+    x, w = op.inputs[0], op.inputs[1]
+    bias = op.inputs[2] if len(op.inputs) > 2 else None
+    oc, kh, kw, _ = w.shape
+    params = dict(conv_window(op, kh, kw), **output_stage(op, x, w, 0, oc, bias), wide=_wide(bias),
+                  weights=ConstArray("weights", np.asarray(w.data, np.int8)),
+                  out_stride=views.element_stride(op.outputs[0]))
+    return _call("mf_conv2d_s16", op, x, params)
+
+
+@lowering("DEPTHWISE_CONV_2D", DType.INT16)
+def dwconv2d_s16(op: Op, lw) -> Call:
+    x, w = op.inputs[0], op.inputs[1]
+    bias = op.inputs[2] if len(op.inputs) > 2 else None
+    _, kh, kw, oc = w.shape
+    params = dict(conv_window(op, kh, kw), depth_multiplier=depth_multiplier(op),
+                  **output_stage(op, x, w, 3, oc, bias), wide=_wide(bias),
+                  weights=ConstArray("weights", np.asarray(w.data, np.int8).reshape(kh, kw, oc)),
+                  out_stride=views.element_stride(op.outputs[0]))
+    return _call("mf_dwconv2d_s16", op, x, params)
+
+
+@lowering("FULLY_CONNECTED", DType.INT16)
+def fc_s16(op: Op, lw) -> Call:
+    x, w = op.inputs[0], op.inputs[1]
+    bias = op.inputs[2] if len(op.inputs) > 2 else None
+    if w.dtype != DType.INT8 or w.quant is None or any(int(z) for z in w.quant.zero_point):
+        raise UnsupportedError(f"{op.where} '{op.name}': 16x8 weights '{w.name}' must be int8 with zero point 0")
+    params = dict(rows(op), **output_stage(op, x, w, 0, w.shape[0], bias, dense=True), wide=_wide(bias),
+                  weights=ConstArray("weights", np.asarray(w.data, np.int8)),
+                  out_stride=views.element_stride(op.outputs[0]))
+    return _call("mf_fc_s16", op, x, params)
+
+
+@lowering("TRANSPOSE_CONV", DType.INT16)
+def tconv_s16(op: Op, lw) -> Call:
+    x, w = op.inputs[INPUT], op.inputs[FILTER]
+    bias = op.inputs[BIAS] if len(op.inputs) > BIAS else None
+    stage = output_stage(op, x, w, 0, w.shape[0], bias)
+    stage.update(act_min=-32768, act_max=32767)  # transpose_conv.cc: kTfLiteActNone
+    params = dict(tconv_geometry(op), **stage, weights=ConstArray("weights", np.asarray(w.data, np.int8)))
+    return _call("mf_transpose_conv_s16", op, x, params)
