@@ -28,6 +28,31 @@ declare({"mf_conv2d_s16_params": (*_CONV, *_OUT),
         KernelSpec("mf_dwconv2d_s16", "mf_dwconv2d_s16_params", "mf_conv_s16.c"),
         KernelSpec("mf_fc_s16", "mf_fc_s16_params", "mf_conv_s16.c"),
         KernelSpec("mf_transpose_conv_s16", "mf_transpose_conv_s16_params", "mf_transpose_conv.c"))
+# the fast kernel (mf_conv16_fast.h): SMLALD on int16 pairs, the weights blocked by blocked_weights()
+declare({"mf_conv2d_s16_dsp_params": (*_CONV, *_OUT)},
+        KernelSpec("mf_conv2d_s16_dsp", "mf_conv2d_s16_dsp_params", "mf_conv_s16_dsp.c", mac_cost=1.4))
+
+
+def blocked_weights(w: np.ndarray) -> np.ndarray:
+    """OHWI int8 weights in mf_conv2d_s16_dsp's layout: blocks of 4 output channels (zero-padded);
+    per tap two words per input-channel pair, [c0 i, c1 i, c0 i+1, c1 i+1] [c2 i, c3 i, c2 i+1,
+    c3 i+1], and with an odd channel count one word [c0, c1, c2, c3] of the last channel."""
+    oc, kh, kw, ic = w.shape
+    nb, pairs = -(-oc // 4), ic // 2
+    padded = np.zeros((nb * 4, kh, kw, ic), np.int8)
+    padded[:oc] = w
+    t = padded.reshape(nb, 4, kh, kw, ic).transpose(0, 2, 3, 4, 1)  # (block, ky, kx, ic, c)
+    p = t[:, :, :, :2 * pairs].reshape(nb, kh, kw, pairs, 2, 4)  # (..., pair, i, c)
+    words = np.stack([p[..., :2].reshape(nb, kh, kw, pairs, 4), p[..., 2:].reshape(nb, kh, kw, pairs, 4)], axis=4)
+    parts = [words.reshape(nb, kh, kw, 8 * pairs)] + ([t[:, :, :, ic - 1]] if ic % 2 else [])
+    return np.ascontiguousarray(np.concatenate(parts, axis=3)).reshape(-1).view("<u4")
+
+
+def _fast(params: dict, w: np.ndarray, lw) -> tuple[str, dict]:
+    """The fast kernel above --optimize size (no scratch, no arena cost: every level but size)."""
+    if lw.level == "size":
+        return None, params
+    return "mf_conv2d_s16_dsp", {**params, "weights": ConstArray("weights", blocked_weights(w))}
 
 
 def _scale(t: Tensor, op: Op, what: str) -> float:
@@ -70,10 +95,11 @@ def conv2d_s16(op: Op, lw) -> Call:
     x, w = op.inputs[0], op.inputs[1]
     bias = op.inputs[2] if len(op.inputs) > 2 else None
     oc, kh, kw, _ = w.shape
+    weights = np.asarray(w.data, np.int8)
     params = dict(conv_window(op, kh, kw), **output_stage(op, x, w, 0, oc, bias), wide=_wide(bias),
-                  weights=ConstArray("weights", np.asarray(w.data, np.int8)),
-                  out_stride=views.element_stride(op.outputs[0]))
-    return _call("mf_conv2d_s16", op, x, params)
+                  weights=ConstArray("weights", weights), out_stride=views.element_stride(op.outputs[0]))
+    fast, fast_params = _fast(params, weights, lw)
+    return _call(fast, op, x, fast_params) if fast else _call("mf_conv2d_s16", op, x, params)
 
 
 @lowering("DEPTHWISE_CONV_2D", DType.INT16)
@@ -94,10 +120,16 @@ def fc_s16(op: Op, lw) -> Call:
     bias = op.inputs[2] if len(op.inputs) > 2 else None
     if w.dtype != DType.INT8 or w.quant is None or any(int(z) for z in w.quant.zero_point):
         raise UnsupportedError(f"{op.where} '{op.name}': 16x8 weights '{w.name}' must be int8 with zero point 0")
-    params = dict(rows(op), **output_stage(op, x, w, 0, w.shape[0], bias, dense=True), wide=_wide(bias),
-                  weights=ConstArray("weights", np.asarray(w.data, np.int8)),
+    weights = np.asarray(w.data, np.int8)
+    stage = output_stage(op, x, w, 0, w.shape[0], bias, dense=True)
+    params = dict(rows(op), **stage, wide=_wide(bias), weights=ConstArray("weights", weights),
                   out_stride=views.element_stride(op.outputs[0]))
-    return _call("mf_fc_s16", op, x, params)
+    (units, depth), n = w.shape, params["rows"]
+    # the fast kernel runs it as a 1x1 convolution over `rows` one-pixel images
+    conv = dict(batches=n, in_h=1, in_w=1, in_c=depth, out_h=1, out_w=1, out_c=units, k_h=1, k_w=1,
+                stride_h=1, stride_w=1, dilation_h=1, dilation_w=1, pad_h=0, pad_w=0)
+    fast, fast_params = _fast({**conv, **{k: params[k] for k in _OUT}}, weights.reshape(units, 1, 1, depth), lw)
+    return _call(fast, op, x, fast_params) if fast else _call("mf_fc_s16", op, x, params)
 
 
 @lowering("TRANSPOSE_CONV", DType.INT16)

@@ -125,3 +125,15 @@ def test_16x8_matches_tflm(kind, bias):
 def test_16x8_transpose_conv_matches_tflm(bias):
     rng = np.random.default_rng(1750 + (DType.INT64, DType.INT16, None).index(bias))
     check_cases(cases("TRANSPOSE_CONV", bias, rng, case_count(12, 30)))
+
+
+FAST = [(k, b) for k in ("CONV_2D", "FULLY_CONNECTED") for b in BIASES]
+
+
+@pytest.mark.parametrize("kind,bias", FAST, ids=[f"{k}-{b}" for k, b in FAST])
+def test_16x8_fast_kernel_matches_tflm(kind, bias):
+    """mf_conv2d_s16_dsp (above --optimize size; its host build runs the C twins of SMLALD/SXTB16)."""
+    rng = np.random.default_rng(1760 + 3 * FAST.index((kind, bias)))
+    found = cases(kind, bias, rng, case_count(12, 30))
+    assert all(lower(c.graph.ops[0], "speed").kernel == "mf_conv2d_s16_dsp" for c in found)
+    check_cases(found, "speed")
