@@ -29,7 +29,7 @@ declare({"mf_conv2d_s16_params": (*_CONV, *_OUT),
         KernelSpec("mf_fc_s16", "mf_fc_s16_params", "mf_conv_s16.c"),
         KernelSpec("mf_transpose_conv_s16", "mf_transpose_conv_s16_params", "mf_transpose_conv.c"))
 # the fast kernel (mf_conv16_fast.h): SMLALD on int16 pairs, the weights blocked by blocked_weights()
-declare({"mf_conv2d_s16_dsp_params": (*_CONV, *_OUT)},
+declare({"mf_conv2d_s16_dsp_params": (*_CONV, "act_min", "act_max", "wide", "narrow", *_OUT[3:])},
         KernelSpec("mf_conv2d_s16_dsp", "mf_conv2d_s16_dsp_params", "mf_conv_s16_dsp.c", mac_cost=1.4))
 
 
@@ -52,7 +52,10 @@ def _fast(params: dict, w: np.ndarray, lw) -> tuple[str, dict]:
     """The fast kernel above --optimize size (no scratch, no arena cost: every level but size)."""
     if lw.level == "size":
         return None, params
-    return "mf_conv2d_s16_dsp", {**params, "weights": ConstArray("weights", blocked_weights(w))}
+    # int32 sums are exact when even all-extreme inputs cannot overflow them (bias added in int64)
+    bound = int(np.prod(w.shape[1:])) * 32768 * int(np.abs(w.astype(np.int64)).max(initial=0))
+    return "mf_conv2d_s16_dsp", {**params, "narrow": int(bound < 2 ** 31),
+                                 "weights": ConstArray("weights", blocked_weights(w))}
 
 
 def _scale(t: Tensor, op: Op, what: str) -> float:

@@ -9,7 +9,8 @@
  * so SXTB16 gives channel 0's weight pair and SXTB16 ROR 8 channel 1's; with an odd channel
  * count each tap ends with one word [c0, c1, c2, c3] of the last channel's weights. The output
  * channels are padded to a multiple of four with zero weights; only real ones are stored.
- * The sums are exact int64 (SMLALD), so the results equal mf_conv2d_s16's bit for bit. A
+ * The sums are exact: int32 (SMLAD) where lowering proved no sum can overflow (`narrow`), else
+ * int64 (SMLALD); so the results equal mf_conv2d_s16's bit for bit. A
  * FULLY_CONNECTED runs as a 1x1 convolution over `rows` single-pixel images. */
 #ifndef MF_CONV16_FAST_H
 #define MF_CONV16_FAST_H
@@ -27,6 +28,7 @@ typedef struct {
     int32_t pad_h, pad_w;
     int32_t act_min, act_max;
     int32_t wide;
+    int32_t narrow;           /* 1: taps * 32768 * max|weight| < 2^31, int32 sums are exact */
     const uint32_t *weights;  /* the blocked layout above */
     const int64_t *bias;      /* [out_c] */
     const int32_t *mult;

@@ -66,8 +66,9 @@ def conv16_case(rng: np.random.Generator, i: int, kind: str, bias: DType | None)
                 feed(rng, graph, extreme=i % 7 == 6), ref)
 
 
-def fc16_case(rng: np.random.Generator, i: int, bias: DType | None) -> Case:
-    batch, depth, units = int(rng.integers(1, 4)), int(rng.integers(1, 40)), int(rng.integers(1, 20))
+def fc16_case(rng: np.random.Generator, i: int, bias: DType | None, depth: int | None = None) -> Case:
+    batch, units = int(rng.integers(1, 4)), int(rng.integers(1, 20))
+    depth = depth or int(rng.integers(1, 40))
     xq, wq = act16(rng), weight_quant(rng, units, 0, rng.random() < 0.5)
     x = Tensor("input", (batch, depth), I16, xq)
     w = Tensor("weights", (units, depth), DType.INT8, wq, int8_weights(rng, (units, depth)))
@@ -136,4 +137,15 @@ def test_16x8_fast_kernel_matches_tflm(kind, bias):
     rng = np.random.default_rng(1760 + 3 * FAST.index((kind, bias)))
     found = cases(kind, bias, rng, case_count(12, 30))
     assert all(lower(c.graph.ops[0], "speed").kernel == "mf_conv2d_s16_dsp" for c in found)
+    check_cases(found, "speed")
+
+
+def test_16x8_fast_kernel_sums_in_int64_where_int32_could_overflow():
+    """Deep FCs whose sums can pass 2^31 (all-extreme inputs): the fast kernel's SMLALD path."""
+    rng = np.random.default_rng(1790)
+    found = [fc16_case(rng, 6, DType.INT64, depth=int(rng.integers(520, 900))) for _ in range(4)]
+    for c in found:
+        c.graph.ops[0].inputs[1].data[:, :3] = -128  # the largest products
+        c.inputs = [np.full_like(c.inputs[0], -32768)]
+    assert all(lower(c.graph.ops[0], "speed").params["narrow"] == 0 for c in found)
     check_cases(found, "speed")
