@@ -5,7 +5,7 @@
 For each layer of ../shared/models/seanet/{conv*,transpose_conv*}.tflite (one op each): the model
 is built twice, with `--optimize size` (the reference 16x8 kernels, mf_conv2d_s16 /
 mf_transpose_conv_s16) and `--optimize speed` (mf_conv2d_s16_dsp: int16 pairs straight into
-SMLALD), and benched under QEMU (`microfuse bench`: instructions of the layer's kernel call, from
+SMLAD, int16-widened weights), and benched under QEMU (`microfuse bench`: instructions of the layer's kernel call, from
 the per-call trace). Instructions per MAC = the call's instructions / its MACs. Beside them, the
 same layer built as int8 (same shapes and weights, int8 activations, int32 bias) at `--optimize
 speed`: the int8 DSP path (SXTB16 + SMLAD), so the two data types are compared on one shape.

@@ -28,32 +28,37 @@ declare({"mf_conv2d_s16_params": (*_CONV, *_OUT),
         KernelSpec("mf_dwconv2d_s16", "mf_dwconv2d_s16_params", "mf_conv_s16.c"),
         KernelSpec("mf_fc_s16", "mf_fc_s16_params", "mf_conv_s16.c"),
         KernelSpec("mf_transpose_conv_s16", "mf_transpose_conv_s16_params", "mf_transpose_conv.c"))
-# the fast kernel (mf_conv16_fast.h): SMLALD on int16 pairs, the weights blocked by blocked_weights()
+# the fast kernel (mf_conv16_fast.h): SMLAD on int16 pairs, the weights blocked by blocked_weights()
 declare({"mf_conv2d_s16_dsp_params": (*_CONV, "act_min", "act_max", "wide", "narrow", *_OUT[3:])},
         KernelSpec("mf_conv2d_s16_dsp", "mf_conv2d_s16_dsp_params", "mf_conv_s16_dsp.c", mac_cost=1.4))
 
 
 def blocked_weights(w: np.ndarray) -> np.ndarray:
-    """OHWI int8 weights in mf_conv2d_s16_dsp's layout: blocks of 4 output channels (zero-padded);
-    per tap two words per input-channel pair, [c0 i, c1 i, c0 i+1, c1 i+1] [c2 i, c3 i, c2 i+1,
-    c3 i+1], and with an odd channel count one word [c0, c1, c2, c3] of the last channel."""
+    """OHWI int8 weights widened to int16 in mf_conv2d_s16_dsp's layout (mf_conv16_fast.h): blocks
+    of 4 output channels (zero-padded); per window row, per pair (r, r+1) of its k_w * in_c values,
+    [c0 r, c0 r+1, c1 r, c1 r+1, c2 r, c2 r+1, c3 r, c3 r+1]; an odd last value: [c0, c1, c2, c3]."""
     oc, kh, kw, ic = w.shape
-    nb, pairs = -(-oc // 4), ic // 2
-    padded = np.zeros((nb * 4, kh, kw, ic), np.int8)
-    padded[:oc] = w
-    t = padded.reshape(nb, 4, kh, kw, ic).transpose(0, 2, 3, 4, 1)  # (block, ky, kx, ic, c)
-    p = t[:, :, :, :2 * pairs].reshape(nb, kh, kw, pairs, 2, 4)  # (..., pair, i, c)
-    words = np.stack([p[..., :2].reshape(nb, kh, kw, pairs, 4), p[..., 2:].reshape(nb, kh, kw, pairs, 4)], axis=4)
-    parts = [words.reshape(nb, kh, kw, 8 * pairs)] + ([t[:, :, :, ic - 1]] if ic % 2 else [])
-    return np.ascontiguousarray(np.concatenate(parts, axis=3)).reshape(-1).view("<u4")
+    nb, run = -(-oc // 4), kw * ic
+    pairs = run // 2
+    padded = np.zeros((nb * 4, kh, run), np.int16)
+    padded[:oc] = w.reshape(oc, kh, run)
+    t = padded.reshape(nb, 4, kh, run).transpose(0, 2, 3, 1)  # (block, ky, r, c)
+    p = t[:, :, :2 * pairs].reshape(nb, kh, pairs, 2, 4).transpose(0, 1, 2, 4, 3)  # (..., pair, c, r & 1)
+    parts = [p.reshape(nb, kh, 8 * pairs)] + ([t[:, :, run - 1]] if run % 2 else [])
+    return np.ascontiguousarray(np.concatenate(parts, axis=2)).reshape(-1)
 
 
 def _fast(params: dict, w: np.ndarray, lw) -> tuple[str, dict]:
     """The fast kernel above --optimize size (no scratch, no arena cost: every level but size)."""
-    if lw.level == "size":
+    if lw.level == "size" or params["dilation_w"] != 1:  # a window row must be adjacent pixels
         return None, params
-    # int32 sums are exact when even all-extreme inputs cannot overflow them (bias added in int64)
-    bound = int(np.prod(w.shape[1:])) * 32768 * int(np.abs(w.astype(np.int64)).max(initial=0))
+    # int32 sums are exact when even all-extreme inputs cannot overflow them (bias added in int64):
+    # over the whole window (`narrow`), else over one window row, which the kernel then moves to int64
+    _, kh, kw, ic = w.shape
+    peak = 32768 * int(np.abs(w.astype(np.int64)).max(initial=0))
+    if kw * ic * peak >= 2 ** 31:
+        return None, params
+    bound = kh * kw * ic * peak
     return "mf_conv2d_s16_dsp", {**params, "narrow": int(bound < 2 ** 31),
                                  "weights": ConstArray("weights", blocked_weights(w))}
 

@@ -133,19 +133,36 @@ FAST = [(k, b) for k in ("CONV_2D", "FULLY_CONNECTED") for b in BIASES]
 
 @pytest.mark.parametrize("kind,bias", FAST, ids=[f"{k}-{b}" for k, b in FAST])
 def test_16x8_fast_kernel_matches_tflm(kind, bias):
-    """mf_conv2d_s16_dsp (above --optimize size; its host build runs the C twins of SMLALD/SXTB16)."""
+    """mf_conv2d_s16_dsp (above --optimize size; its host build runs the C twin of SMLAD)."""
     rng = np.random.default_rng(1760 + 3 * FAST.index((kind, bias)))
     found = cases(kind, bias, rng, case_count(12, 30))
-    assert all(lower(c.graph.ops[0], "speed").kernel == "mf_conv2d_s16_dsp" for c in found)
+    kernels = [lower(c.graph.ops[0], "speed").kernel for c in found]
+    dilated = [getattr(c.graph.ops[0].attrs, "dilation_w", 1) > 1 for c in found]  # rows not adjacent
+    assert kernels == ["mf_conv2d_s16" if d else "mf_conv2d_s16_dsp" for d in dilated]
     check_cases(found, "speed")
 
 
 def test_16x8_fast_kernel_sums_in_int64_where_int32_could_overflow():
-    """Deep FCs whose sums can pass 2^31 (all-extreme inputs): the fast kernel's SMLALD path."""
+    """Tall windows whose sums can pass 2^31 (all-extreme inputs): the fast kernel moves each
+    window row's int32 sums to int64; an FC too deep for one row's int32 sum runs the reference."""
     rng = np.random.default_rng(1790)
-    found = [fc16_case(rng, 6, DType.INT64, depth=int(rng.integers(520, 900))) for _ in range(4)]
-    for c in found:
-        c.graph.ops[0].inputs[1].data[:, :3] = -128  # the largest products
-        c.inputs = [np.full_like(c.inputs[0], -32768)]
+    found = []
+    for i in range(4):
+        ic, kh = int(rng.integers(64, 100)), int(rng.integers(10, 14))
+        xq, wq = act16(rng), weight_quant(rng, 4, 0, True)
+        x = Tensor("input", (1, kh + 2, 3, ic), I16, xq)
+        wshape = (int(rng.integers(1, 9)), kh, 1, ic)
+        wq = weight_quant(rng, wshape[0], 0, True)
+        data = int8_weights(rng, wshape)
+        data[rng.random(wshape) < 0.9] = -128  # sums far past 2^31
+        w = Tensor("weights", wshape, DType.INT8, wq, data)
+        # an output scale that keeps those sums inside the int16 range (no saturation hides them)
+        y = Tensor("output", (), I16, act16(rng, xq.scale[0] * max(wq.scale) * kh * ic * 32768 * 128 / 20000))
+        graph = single_op("CONV_2D", [x, w, bias16(rng, wshape[0], DType.INT64, xq, wq, kh * ic)], y,
+                          ConvAttrs("VALID", 1, 1))
+        found.append(Case(f"tall{i}", graph, [np.full(x.shape, -32768 if i % 2 else 32767, np.int16)]))
     assert all(lower(c.graph.ops[0], "speed").params["narrow"] == 0 for c in found)
-    check_cases(found, "speed")
+    deep = fc16_case(rng, 0, DType.INT64, depth=600)
+    deep.graph.ops[0].inputs[1].data[0, 0] = 127
+    assert lower(deep.graph.ops[0], "speed").kernel == "mf_fc_s16"
+    check_cases(found + [deep], "speed")
