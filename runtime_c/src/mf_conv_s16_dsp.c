@@ -8,23 +8,38 @@ MF_INLINE void mf_row4(const int16_t *x, const int16_t *w, int32_t run, int32_t 
 {
     int32_t n0 = n[0], n1 = n[1], n2 = n[2], n3 = n[3];
 #if MF_ASM_LOOPS
-    /* 9 instructions per 8 MACs: the weights (word-aligned) two words per LDRD */
-    const int16_t *end = x + 2 * (run >> 1);
+    /* 16 instructions per 16 MACs: two pairs per turn, the weights (word-aligned) by LDRD */
+    if (run & 2) {  /* an odd number of pairs: the first one alone */
+        const uint32_t xv = mf_load32(x);
+        n0 = mf_smlad(xv, mf_load32(w), n0);
+        n1 = mf_smlad(xv, mf_load32(w + 2), n1);
+        n2 = mf_smlad(xv, mf_load32(w + 4), n2);
+        n3 = mf_smlad(xv, mf_load32(w + 6), n3);
+        x += 2, w += 8;
+    }
+    const int16_t *end = x + 4 * (run >> 2);
     if (x != end) {
-        uint32_t xv, wa, wb;
+        uint32_t xv, yv, wa, wb;
         __asm__ volatile(
             "1:\n\t"
             "ldr %[xv], [%[x]], #4\n\t"
             "ldrd %[wa], %[wb], [%[w]], #8\n\t"
+            "ldr %[yv], [%[x]], #4\n\t"
             "smlad %[n0], %[xv], %[wa], %[n0]\n\t"
             "smlad %[n1], %[xv], %[wb], %[n1]\n\t"
             "ldrd %[wa], %[wb], [%[w]], #8\n\t"
             "smlad %[n2], %[xv], %[wa], %[n2]\n\t"
             "smlad %[n3], %[xv], %[wb], %[n3]\n\t"
+            "ldrd %[wa], %[wb], [%[w]], #8\n\t"
+            "smlad %[n0], %[yv], %[wa], %[n0]\n\t"
+            "smlad %[n1], %[yv], %[wb], %[n1]\n\t"
+            "ldrd %[wa], %[wb], [%[w]], #8\n\t"
+            "smlad %[n2], %[yv], %[wa], %[n2]\n\t"
+            "smlad %[n3], %[yv], %[wb], %[n3]\n\t"
             "cmp %[x], %[end]\n\t"
             "bne 1b\n\t"
             : [x] "+r"(x), [w] "+r"(w), [n0] "+r"(n0), [n1] "+r"(n1), [n2] "+r"(n2), [n3] "+r"(n3),
-              [xv] "=&r"(xv), [wa] "=&r"(wa), [wb] "=&r"(wb)
+              [xv] "=&r"(xv), [yv] "=&r"(yv), [wa] "=&r"(wa), [wb] "=&r"(wb)
             : [end] "r"(end)
             : "cc", "memory");
     }
