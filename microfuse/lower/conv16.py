@@ -48,7 +48,7 @@ def blocked_weights(w: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(np.concatenate(parts, axis=2)).reshape(-1)
 
 
-def _fast(params: dict, w: np.ndarray, lw) -> tuple[str, dict]:
+def _fast(params: dict, w: np.ndarray, lw) -> tuple[str | None, dict]:
     """The fast kernel above --optimize size (no scratch, no arena cost: every level but size)."""
     if lw.level == "size" or params["dilation_w"] != 1:  # a window row must be adjacent pixels
         return None, params
