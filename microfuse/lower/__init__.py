@@ -22,6 +22,7 @@ from . import cast, signal  # noqa: F401  (register: CAST, TFLM signal-library c
 from . import conv, data, elementwise, fc, pool, reduce, siblings, softmax  # noqa: F401  (register)
 from . import add_n, arith, compare, math, select  # noqa: F401  (register: issue 14 families)
 from . import movement  # noqa: F401  (data movement: TRANSPOSE, SLICE, GATHER, ...)
+from . import conv16, tconv  # noqa: F401
 from .call import Call, ConstArray
 from .kernels import SPECS, KernelSpec
 from .registry import LOWERINGS, OPTIMIZE_LEVELS, lowering
@@ -54,7 +55,7 @@ class Lowerer:
 
     def _run(self, op: Op) -> Call | MicrofuseError:
         self.lowered += 1
-        first = next((t for t in op.inputs if t is not None), None)
+        first = opdefs.data_input(op)
         fn = LOWERINGS.get((op.kind, first.dtype)) if first is not None else None
         try:
             if fn is None:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field, fields
 
 from ..errors import ModelError, UnsupportedError
 from ..ir import DType, Graph, Inferred, Op, OpAttrs
-from .registry import REGISTRY, OpDef, Shape, register  # noqa: F401  (the registry's home)
+from .registry import REGISTRY, OpDef, Shape, data_input, register  # noqa: F401  (the registry's home)
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ def problems(op: Op) -> list[str]:
     d = REGISTRY.get(op.kind)
     if d is None:
         return [f"{op.kind} is not supported; supported ops: `microfuse ops`"]
-    first = next((t for t in op.inputs if t is not None), None)
+    first = data_input(op)
     if first is not None and first.dtype not in d.dtypes:
         allowed = ", ".join(sorted(str(t) for t in d.dtypes))
         # a float, 16x8 or uint8 model where int8 works: the fix is in the converter, not here
@@ -134,3 +134,4 @@ from . import arith  # noqa: E402,F401  (DIV, FLOOR_DIV, FLOOR_MOD, SQUARED_DIFF
 from . import select  # noqa: E402,F401  (SELECT_V2)
 from . import add_n  # noqa: E402,F401  (ADD_N)
 from . import movement  # noqa: E402,F401  (data movement: TRANSPOSE, SLICE, GATHER, ...)
+from . import tconv  # noqa: E402,F401

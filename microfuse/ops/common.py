@@ -99,6 +99,14 @@ def quantized_if_int8(op: Op) -> str | None:
     return None
 
 
+def symmetric_if_int16(op: Op) -> str | None:
+    """16x8 kernels have no offsets (TFLM's int16 reference kernels): int16 zero points are 0."""
+    for t in (op.inputs[0], *op.outputs):
+        if t is not None and t.dtype == DType.INT16 and t.quant is not None and any(t.quant.zero_point):
+            return f"int16 tensor '{t.name}' has zero point {t.quant.zero_point[0]}; 16x8 kernels need 0"
+    return None
+
+
 def activation_supported(op: Op) -> str | None:
     act = getattr(op.attrs, "activation", "NONE")
     if act not in ("NONE", "RELU", "RELU6", "RELU_N1_TO_1"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..ir import DType, Op
 from .registry import OpDef, register
 from .attrs import ConvAttrs, DepthwiseAttrs
-from .common import activation_supported, const_input, quantized_if_int8, rank, window_out
+from .common import activation_supported, const_input, quantized_if_int8, rank, symmetric_if_int16, window_out
 
 
 def _out_hw(op: Op, kh: int, kw: int) -> tuple[int, int]:
@@ -59,13 +59,19 @@ def _dw_channels(op: Op) -> str | None:
     return None
 
 
+# bias types per data type; 16x8: int64, or int32 (TFLM then accumulates in int32)
+BIAS_TYPES = {DType.INT8: (DType.INT32,), DType.INT16: (DType.INT64, DType.INT32), DType.FLOAT32: (DType.FLOAT32,)}
+
+
 def _bias(op: Op) -> str | None:
     bias = op.inputs[2] if len(op.inputs) > 2 else None
     if bias is None:
         return None
-    want = DType.INT32 if op.inputs[0].dtype == DType.INT8 else DType.FLOAT32
-    if not bias.is_const or bias.dtype != want:
-        return f"bias must be a constant {want} tensor"
+    want = BIAS_TYPES[op.inputs[0].dtype]
+    if op.kind == "DEPTHWISE_CONV_2D" and op.inputs[0].dtype == DType.INT16:
+        want = (DType.INT64,)  # TFLM's 16x8 depthwise reads its bias as int64, whatever its type
+    if not bias.is_const or bias.dtype not in want:
+        return f"bias must be a constant {' or '.join(str(t) for t in want)} tensor"
     return None
 
 
@@ -79,9 +85,10 @@ def not_hybrid(op: Op) -> str | None:
 
 
 _COMMON = (rank(4, 0), rank(4, 1), const_input(1, "filter"), not_hybrid, _bias, _geometry,
-           quantized_if_int8, activation_supported)
+           quantized_if_int8, symmetric_if_int16, activation_supported)
+DTYPES = frozenset({DType.INT8, DType.INT16, DType.FLOAT32})
 
 register(
-    OpDef("CONV_2D", ConvAttrs, _infer_conv, (*_COMMON, _conv_channels), _macs_conv),
-    OpDef("DEPTHWISE_CONV_2D", DepthwiseAttrs, _infer_dw, (*_COMMON, _dw_channels), _macs_dw),
+    OpDef("CONV_2D", ConvAttrs, _infer_conv, (*_COMMON, _conv_channels), _macs_conv, DTYPES),
+    OpDef("DEPTHWISE_CONV_2D", DepthwiseAttrs, _infer_dw, (*_COMMON, _dw_channels), _macs_dw, DTYPES),
 )

@@ -5,8 +5,8 @@ from __future__ import annotations
 from ..ir import DType, Op
 from .registry import OpDef, register
 from .attrs import FullyConnectedAttrs
-from .conv import not_hybrid
-from .common import activation_supported, const_input, quantized_if_int8, rank
+from .common import activation_supported, const_input, quantized_if_int8, rank, symmetric_if_int16
+from .conv import BIAS_TYPES, DTYPES, not_hybrid
 
 
 def _infer(op: Op):
@@ -43,12 +43,12 @@ def _format(op: Op) -> str | None:
 
 def _bias(op: Op) -> str | None:
     bias = op.inputs[2] if len(op.inputs) > 2 else None
-    want = DType.INT32 if op.inputs[0].dtype == DType.INT8 else DType.FLOAT32
-    if bias is not None and (not bias.is_const or bias.dtype != want):
-        return f"bias must be a constant {want} tensor"
+    want = BIAS_TYPES[op.inputs[0].dtype]
+    if bias is not None and (not bias.is_const or bias.dtype not in want):
+        return f"bias must be a constant {' or '.join(str(t) for t in want)} tensor"
     return None
 
 
 register(OpDef("FULLY_CONNECTED", FullyConnectedAttrs, _infer,
                (rank(2, 1), const_input(1, "weights"), not_hybrid, _depth, _format, _bias,
-                quantized_if_int8, activation_supported), _macs))
+                quantized_if_int8, symmetric_if_int16, activation_supported), _macs, DTYPES))

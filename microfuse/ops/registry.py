@@ -22,6 +22,7 @@ class OpDef:
     dtypes: frozenset[DType] = frozenset({DType.INT8, DType.FLOAT32})  # of the first input
     alias: bool = False  # output shares the input's buffer (RESHAPE family): no kernel, no copy
     listed: str = ""  # what `microfuse ops` shows when the first input's types say too little
+    data: int = 0  # the input whose type is the op's (TRANSPOSE_CONV: 2, after shape and filter)
 
 
 REGISTRY: dict[str, OpDef] = {}
@@ -30,3 +31,12 @@ REGISTRY: dict[str, OpDef] = {}
 def register(*defs: OpDef) -> None:
     for d in defs:
         REGISTRY[d.kind] = d
+
+
+def data_input(op: Op):
+    """The input whose dtype selects the op's kernels (`OpDef.data`; None if absent)."""
+    d = REGISTRY.get(op.kind)
+    i = d.data if d is not None else 0
+    if i == 0:
+        return next((t for t in op.inputs if t is not None), None)
+    return op.inputs[i] if i < len(op.inputs) else None

@@ -161,6 +161,8 @@ OPTIONS_FIELDS: dict[str, tuple[Field, ...]] = {
     "FillOptions": (),
     "CumsumOptions": _f("exclusive:bool reverse:bool"),
     "DynamicUpdateSliceOptions": (),
+    "TransposeConvOptions": _f("padding:i8 stride_w:i32 stride_h:i32 fused_activation_function:i8 "
+                               "quantized_bias_type:u8"),
 }
 VAR_HANDLE_OPTIONS = {"container": 0, "shared_name": 1}  # strings: the reader decodes them itself
 
@@ -227,6 +229,7 @@ OP_OPTIONS = {
     "FILL": "FillOptions",
     "CUMSUM": "CumsumOptions",
     "DYNAMIC_UPDATE_SLICE": "DynamicUpdateSliceOptions",
+    "TRANSPOSE_CONV": "TransposeConvOptions",
 }
 
 # Field slots of the model tables (vtable slot = position in the schema's table).

@@ -31,5 +31,8 @@
 #include "mf_int16.h"
 #include "mf_signal.h"
 #include "mf_cast.h"
+#include "mf_transpose_conv.h"
+#include "mf_conv16.h"
+#include "mf_conv16_fast.h"
 
 #endif /* MF_KERNELS_H */
