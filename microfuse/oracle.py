@@ -32,11 +32,30 @@ def run(model: Model, inputs: list[np.ndarray], arena_size: int = ARENA) -> list
     return [np.array(interp.get_output(i), copy=True) for i in range(n_out)]
 
 
-def run_all_tensors(model: Model, inputs: list[np.ndarray], arena_size: int = ARENA) -> dict[int, np.ndarray]:
-    """Every tensor of subgraph 0 after one invoke, by tensor index (TFLM keeps all of them)."""
+def run_sequence(model: Model, samples: list[list[np.ndarray]], arena_size: int = ARENA) -> list[list[np.ndarray]]:
+    """The outputs of each invoke of one fresh interpreter fed `samples` in order: state (variable
+    tensors, resource variables) carries from one invoke to the next, as in a stream."""
+    data = _model_bytes(model)
+    n_in, n_out, _ = _io_counts(data)
+    interp = _interpreter(data, arena_size, preserve=False)
+    found = []
+    for inputs in samples:
+        _set_inputs(interp, inputs, n_in)
+        _invoke(interp)
+        found.append([np.array(interp.get_output(i), copy=True) for i in range(n_out)])
+    return found
+
+
+def run_all_tensors(model: Model, inputs: list[np.ndarray], arena_size: int = ARENA,
+                    history: list[list[np.ndarray]] = ()) -> dict[int, np.ndarray]:
+    """Every tensor of subgraph 0 after one invoke, by tensor index (TFLM keeps all of them);
+    `history`: the samples invoked before it (a stateful model's stream so far)."""
     data = _model_bytes(model)
     n_in, _, n_tensors = _io_counts(data)
     interp = _interpreter(data, arena_size, preserve=True)
+    for earlier in history:
+        _set_inputs(interp, earlier, n_in)
+        _invoke(interp)
     _set_inputs(interp, inputs, n_in)
     _invoke(interp)
     # GetTensor past the end crashes the process: the count comes from the file itself.

@@ -112,3 +112,4 @@ def attr_fields(attrs) -> list[str]:
 
 from . import conv, elementwise, fc, internal, pool, shape  # noqa: E402,F401  (registers the families)
 from . import state  # noqa: E402,F401  (resource variables: READ_VARIABLE, ASSIGN_VARIABLE)
+from . import split  # noqa: E402,F401  (SPLIT, SPLIT_V, UNPACK)

@@ -16,5 +16,6 @@
 #include "mf_fast.h"
 #include "mf_multi.h"
 #include "mf_state.h"
+#include "mf_slice.h"
 
 #endif /* MF_KERNELS_H */
