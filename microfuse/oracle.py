@@ -58,8 +58,11 @@ def run_all_tensors(model: Model, inputs: list[np.ndarray], arena_size: int = AR
         _invoke(interp)
     _set_inputs(interp, inputs, n_in)
     _invoke(interp)
-    # GetTensor past the end crashes the process: the count comes from the file itself.
-    return {i: np.array(interp.GetTensor(i, 0)["tensor_data"], copy=True) for i in range(n_tensors)}
+    # GetTensor past the end crashes the process: the count comes from the file itself; so does
+    # GetTensor of a resource handle (VAR_HANDLE's output), which holds no data.
+    handles = _handle_tensors(data)
+    return {i: np.array(interp.GetTensor(i, 0)["tensor_data"], copy=True) for i in range(n_tensors)
+            if i not in handles}
 
 
 def arena_usage(model: Model, arena_size: int = ARENA) -> dict[str, int]:
@@ -181,6 +184,15 @@ def _captured_stderr():
             os.close(saved)
             tmp.seek(0)
             holder.text = tmp.read().decode("utf-8", "replace")
+
+
+def _handle_tensors(data: bytes) -> set[int]:
+    """Indices of subgraph 0's RESOURCE and VARIANT tensors (handles, no data)."""
+    from .tflite.flatbuf import I8
+
+    sub = FlatBuffer(data).root("model", S.MODEL).tables("subgraphs", "subgraph", S.SUBGRAPH)[0]
+    codes = {S.TENSOR_TYPE_CODE[k] for k in ("RESOURCE", "VARIANT") if k in S.TENSOR_TYPE_CODE}
+    return {i for i, t in enumerate(sub.tables("tensors", "tensor", S.TENSOR)) if t.scalar("type", I8) in codes}
 
 
 def _io_counts(data: bytes) -> tuple[int, int, int]:
