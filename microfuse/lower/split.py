@@ -27,6 +27,8 @@ def _c_array(values) -> str:
 
 @lowering("STRIDED_SLICE", *DType)
 def lower_strided_slice(op: Op, lw) -> Call:
+    # ops/shape.py's ranges are TensorFlow's (and the fold pass's). TFLM agrees except on a shrunk
+    # axis with a negative stride, where it writes nothing (its end is start + 1 for any stride).
     src, dst = op.inputs[0], op.outputs[0]
     elem = src.dtype.size
     strides = [math.prod(src.shape[d + 1:]) * elem for d in range(len(src.shape))]

@@ -1,7 +1,7 @@
 """Conformance of SPLIT, SPLIT_V, UNPACK and STRIDED_SLICE of an activation (byte copies: int8,
 float32, int16, int32 as TFLM registers them) against TFLite Micro, seeded: random shapes up to
 rank 5, every axis (negative too), SPLIT_V with an inferred (-1) size, slices with masks,
-positive strides and shrunk axes (negative strides: see slice_case)."""
+negative strides and shrunk axes."""
 
 from __future__ import annotations
 
@@ -65,16 +65,15 @@ def slice_case(rng, dtype: DType) -> Graph:
     shape = _shape(rng, 2, rank=4)  # TFLM's STRIDED_SLICE takes up to rank 4
     rank = len(shape)
     while True:
-        stride = rng.choice([1, 1, 2, 3], size=rank).astype(np.int32)  # negative: see the note below
+        stride = rng.choice([-2, -1, 1, 1, 2, 3], size=rank).astype(np.int32)
         begin = np.array([rng.integers(-d, d) for d in shape], np.int32)
         end = np.array([rng.integers(-d - 1, d + 1) for d in shape], np.int32)
         bits = lambda p: int(sum(1 << i for i in range(rank) if rng.random() < p))  # noqa: E731
-        # negative strides: TFLM left outputs unwritten (zeros, stale bytes) in cases numpy and microfuse
-        # agree on; not compared here (not yet understood). A mask on a negative-stride axis likewise,
-        # where numpy and microfuse take the whole reversed axis; the cases keep masks on positive strides
+        # a shrunk axis with a negative stride: TFLM's StridedSliceEndForAxis gives start + 1, its
+        # loop then stops at once and the output is never written (stale arena bytes); microfuse
+        # takes the one element TensorFlow does. Not comparable with TFLM, so not drawn here.
         positive = sum(1 << i for i in range(rank) if stride[i] > 0)
-        attrs = StridedSliceAttrs(begin_mask=bits(0.2) & positive, end_mask=bits(0.2) & positive,
-                                  shrink_axis_mask=bits(0.15))
+        attrs = StridedSliceAttrs(begin_mask=bits(0.2), end_mask=bits(0.2), shrink_axis_mask=bits(0.15) & positive)
         data = tensor("x", shape, dtype, q)
         consts = [tensor(n, (rank,), DType.INT32, data=v) for n, v in (("b", begin), ("e", end), ("s", stride))]
         op = Op("STRIDED_SLICE", [data, *consts], [tensor("o", (1,), dtype, q)], attrs, "strided_slice", 0)
