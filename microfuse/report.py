@@ -119,7 +119,7 @@ def tflm_section(compiled) -> dict | None:
     """What TFLM's own planner would give the same file (its GreedyMemoryPlanner, reproduced)."""
     from . import tflm_plan
 
-    if any(t.index < 0 for t in compiled.source.tensors()):
+    if any(t.index < 0 and not t.variable for t in compiled.source.tensors()):  # resources: made by the reader
         return None  # not a graph as read from a file
     return {"head_bytes": tflm_plan.plan(compiled.source).head_bytes}
 

@@ -54,3 +54,14 @@ def test_stream_bit_exact_on_qemu(name):
     verdict, _, counts = V.verify(_path(name), board="qemu-mps2-an386", n=18, seed=4)
     assert verdict.samples >= 20 and verdict.ok, verdict.line(False)
     assert len(counts) == verdict.samples
+
+
+@ONLY_CI
+@pytest.mark.parametrize("name", WAKEWORD)
+def test_tflm_plan_reproduction_leaves_state_to_the_tail(name):
+    """report.json's TFLM figure for a stateful model: its head without the resource buffers."""
+    from microfuse import oracle, tflm_plan
+    from microfuse.tflite import reader
+
+    path = _path(name)
+    assert tflm_plan.plan(reader.read(path)).head_bytes == oracle.arena_usage(path)["head"]
