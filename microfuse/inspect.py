@@ -48,6 +48,7 @@ class Inspection:
     weights_bytes: int
     lower_bound_bytes: int
     lower_bound_step: int | None  # None only for a graph without ops
+    state_bytes: int = 0  # tensors that outlive an invoke (the state area, not the arena)
 
     def to_json(self) -> dict:
         d = asdict(self)
@@ -68,7 +69,7 @@ def live_ranges(graph: Graph) -> dict[int, tuple[Tensor, int, int]]:
     ranges: dict[int, tuple[Tensor, int, int]] = {}
 
     def touch(t: Tensor | None, step: int) -> None:
-        if t is None or t.is_const:
+        if t is None or not t.in_arena:  # constants, and state (its own area, alive throughout)
             return
         _, first, last = ranges.get(id(t), (t, step, step))
         ranges[id(t)] = (t, min(first, step), max(last, step))
@@ -112,6 +113,7 @@ def inspect_graph(graph: Graph, model: str) -> Inspection:
         weights_bytes=sum(t.nbytes for t in graph.tensors() if t.is_const),
         lower_bound_bytes=peak,
         lower_bound_step=alive.index(peak) if alive else None,
+        state_bytes=sum(t.nbytes for t in graph.state()),
     )
 
 
@@ -145,6 +147,8 @@ def format_table(ins: Inspection) -> str:
         f"MACs: {ins.macs:,}",
         f"weights: {ins.weights_bytes:,} bytes",
         f"activation lower bound: {ins.lower_bound_bytes:,} bytes{where}",
+        *([f"state: {ins.state_bytes:,} bytes (kept from one invoke to the next, apart from the arena)"]
+          if ins.state_bytes else []),
         "(constant inputs in parentheses; a tensor is alive from its producer to its last consumer)",
     ]
     return "\n".join(lines)

@@ -29,6 +29,11 @@ def tflm_known_wrong(graph: Graph) -> str | None:
 
 def run(model: bytes, inputs: list[np.ndarray]) -> list[np.ndarray]:
     """The model's outputs under LiteRT with its reference kernels (OpResolverType.BUILTIN_REF)."""
+    return run_sequence(model, [inputs])[0]
+
+
+def run_sequence(model: bytes, samples: list[list[np.ndarray]]) -> list[list[np.ndarray]]:
+    """The outputs of each invoke of one fresh interpreter fed `samples` in order (state carries)."""
     try:
         from ai_edge_litert.interpreter import Interpreter, OpResolverType
     except ImportError:
@@ -36,9 +41,12 @@ def run(model: bytes, inputs: list[np.ndarray]) -> list[np.ndarray]:
     interp = Interpreter(model_content=bytes(model), experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
     interp.allocate_tensors()
     details = interp.get_input_details()
-    if len(inputs) != len(details):
-        raise TargetError(f"the model has {len(details)} input(s), {len(inputs)} given")
-    for d, x in zip(details, inputs):
-        interp.set_tensor(d["index"], np.asarray(x, dtype=d["dtype"]).reshape(d["shape"]))
-    interp.invoke()
-    return [np.array(interp.get_tensor(d["index"]), copy=True) for d in interp.get_output_details()]
+    found = []
+    for inputs in samples:
+        if len(inputs) != len(details):
+            raise TargetError(f"the model has {len(details)} input(s), {len(inputs)} given")
+        for d, x in zip(details, inputs):
+            interp.set_tensor(d["index"], np.asarray(x, dtype=d["dtype"]).reshape(d["shape"]))
+        interp.invoke()
+        found.append([np.array(interp.get_tensor(d["index"]), copy=True) for d in interp.get_output_details()])
+    return found

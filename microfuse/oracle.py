@@ -32,15 +32,37 @@ def run(model: Model, inputs: list[np.ndarray], arena_size: int = ARENA) -> list
     return [np.array(interp.get_output(i), copy=True) for i in range(n_out)]
 
 
-def run_all_tensors(model: Model, inputs: list[np.ndarray], arena_size: int = ARENA) -> dict[int, np.ndarray]:
-    """Every tensor of subgraph 0 after one invoke, by tensor index (TFLM keeps all of them)."""
+def run_sequence(model: Model, samples: list[list[np.ndarray]], arena_size: int = ARENA) -> list[list[np.ndarray]]:
+    """The outputs of each invoke of one fresh interpreter fed `samples` in order: state (variable
+    tensors, resource variables) carries from one invoke to the next, as in a stream."""
+    data = _model_bytes(model)
+    n_in, n_out, _ = _io_counts(data)
+    interp = _interpreter(data, arena_size, preserve=False)
+    found = []
+    for inputs in samples:
+        _set_inputs(interp, inputs, n_in)
+        _invoke(interp)
+        found.append([np.array(interp.get_output(i), copy=True) for i in range(n_out)])
+    return found
+
+
+def run_all_tensors(model: Model, inputs: list[np.ndarray], arena_size: int = ARENA,
+                    history: list[list[np.ndarray]] = ()) -> dict[int, np.ndarray]:
+    """Every tensor of subgraph 0 after one invoke, by tensor index (TFLM keeps all of them);
+    `history`: the samples invoked before it (a stateful model's stream so far)."""
     data = _model_bytes(model)
     n_in, _, n_tensors = _io_counts(data)
     interp = _interpreter(data, arena_size, preserve=True)
+    for earlier in history:
+        _set_inputs(interp, earlier, n_in)
+        _invoke(interp)
     _set_inputs(interp, inputs, n_in)
     _invoke(interp)
-    # GetTensor past the end crashes the process: the count comes from the file itself.
-    return {i: np.array(interp.GetTensor(i, 0)["tensor_data"], copy=True) for i in range(n_tensors)}
+    # GetTensor past the end crashes the process: the count comes from the file itself; so does
+    # GetTensor of a resource handle (VAR_HANDLE's output), which holds no data.
+    handles = _handle_tensors(data)
+    return {i: np.array(interp.GetTensor(i, 0)["tensor_data"], copy=True) for i in range(n_tensors)
+            if i not in handles}
 
 
 def arena_usage(model: Model, arena_size: int = ARENA) -> dict[str, int]:
@@ -162,6 +184,15 @@ def _captured_stderr():
             os.close(saved)
             tmp.seek(0)
             holder.text = tmp.read().decode("utf-8", "replace")
+
+
+def _handle_tensors(data: bytes) -> set[int]:
+    """Indices of subgraph 0's RESOURCE and VARIANT tensors (handles, no data)."""
+    from .tflite.flatbuf import I8
+
+    sub = FlatBuffer(data).root("model", S.MODEL).tables("subgraphs", "subgraph", S.SUBGRAPH)[0]
+    codes = {S.TENSOR_TYPE_CODE[k] for k in ("RESOURCE", "VARIANT") if k in S.TENSOR_TYPE_CODE}
+    return {i for i, t in enumerate(sub.tables("tensors", "tensor", S.TENSOR)) if t.scalar("type", I8) in codes}
 
 
 def _io_counts(data: bytes) -> tuple[int, int, int]:

@@ -119,9 +119,20 @@ def tflm_section(compiled) -> dict | None:
     """What TFLM's own planner would give the same file (its GreedyMemoryPlanner, reproduced)."""
     from . import tflm_plan
 
-    if any(t.index < 0 for t in compiled.source.tensors()):
+    if any(t.index < 0 and not t.variable for t in compiled.source.tensors()):  # resources: made by the reader
         return None  # not a graph as read from a file
     return {"head_bytes": tflm_plan.plan(compiled.source).head_bytes}
+
+
+def state_section(compiled) -> list[dict]:
+    """The state area's picture: each tensor that outlives an invoke, its place and how a stream
+    starts it (alive over every step, so it never shares bytes with the arena or itself)."""
+    plan = compiled.plan
+    return [{"tensor": t.name, "offset": plan.state_offsets[t], "bytes": t.nbytes, "dtype": str(t.dtype),
+             "shape": list(t.shape), "kind": "resource variable" if t.index < 0 else "variable tensor",
+             "initial": "assigned by CALL_ONCE" if t.init is not None and t.index < 0 and t.init.any()
+             else "zero point" if t.init is None else "zeros"}
+            for t in compiled.graph.state()]
 
 
 def build_report(compiled, banner: str) -> dict:
@@ -151,6 +162,8 @@ def build_report(compiled, banner: str) -> dict:
         "aliases": sum(1 for op in compiled.graph.ops if opdefs.REGISTRY[op.kind].alias),
         "arena_bytes": plan.arena_bytes,
         "lower_bound_bytes": plan.lower_bound_bytes,
+        "state_bytes": plan.state_bytes,  # NAME_STATE_SIZE: the state area, apart from the arena
+        "state": state_section(compiled),
         "weights_bytes": sum(call["const_bytes"] for call in calls),
         "constants": constants_section(compiled),
         "tflm_plan": tflm_section(compiled),
@@ -217,7 +230,8 @@ def summary(compiled, out) -> str:
     aliases = report.get("aliases") or 0
     line = (f"built {compiled.name}: {len(compiled.source.ops)} ops -> {len(compiled.calls)} kernel calls"
             + (f" + {aliases} alias{'es' if aliases != 1 else ''}" if aliases else "")
-            + f", arena {compiled.plan.arena_bytes:,} B (whole-tensor lower bound {compiled.plan.lower_bound_bytes:,} B)")
+            + f", arena {compiled.plan.arena_bytes:,} B (whole-tensor lower bound {compiled.plan.lower_bound_bytes:,} B)"
+            + (f", state {compiled.plan.state_bytes:,} B" if compiled.plan.state_bytes else ""))
     for total in (report.get("footprint") or [])[:1]:
         line += f", flash {total['flash_bytes']:,} B + RAM {total['ram_bytes']:,} B on {total['core']}"
     if report.get("footprint") == []:

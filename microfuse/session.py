@@ -62,6 +62,30 @@ def load_arrays(path: str | Path, graph, reshape: bool = False) -> list[np.ndarr
     return arrays
 
 
+def load_sequence(path: str | Path, graph, reshape: bool = False) -> list[list[np.ndarray]]:
+    """A stateful model's stream: each input with a leading time axis (T, *shape), or one sample."""
+    p = Path(path)
+    _regular_file(p, "--input")
+    try:
+        data = np.load(p, allow_pickle=False)
+        arrays = [data] if isinstance(data, np.ndarray) else [data[k] for k in data.files]
+    except Exception as e:  # noqa: BLE001 - as load_arrays
+        raise MicrofuseError(f"cannot read inputs from '{p}': {type(e).__name__}: {e}") from None
+    if len(arrays) != len(graph.inputs):
+        raise MicrofuseError(f"'{p}' holds {len(arrays)} arrays; the model has {len(graph.inputs)} inputs")
+    seqs = []
+    for t, a in zip(graph.inputs, arrays):
+        one = a.size == t.elements if reshape else tuple(a.shape) == tuple(t.shape)
+        many = a.ndim > 0 and (a[0].size == t.elements if reshape else tuple(a.shape[1:]) == tuple(t.shape))
+        if a.dtype != t.dtype.np or not (one or many):
+            raise MicrofuseError(f"input '{t.name}' needs {t.dtype} {list(t.shape)} or a sequence of them "
+                                 f"[T, {', '.join(map(str, t.shape))}], '{p}' has {a.dtype} {list(a.shape)}")
+        seqs.append(a.reshape((1 if one else a.shape[0], *t.shape)))
+    if len({len(x) for x in seqs}) != 1:
+        raise MicrofuseError(f"'{p}': the inputs' sequences differ in length ({[len(x) for x in seqs]})")
+    return [[x[i] for x in seqs] for i in range(len(seqs[0]))]
+
+
 def check_output(path: str | Path, outputs: int) -> Path:
     """Where `run --output` will write: a .npy (one output) or .npz in an existing folder."""
     p = Path(path)
@@ -104,10 +128,13 @@ def run_once(model, board_name: str, input_path: str, options: Options = Options
              port: str | None = None, output: str | None = None,
              reshape: bool = False) -> tuple[list[np.ndarray], int | None]:
     """Outputs of one inference on the board, and its instruction/cycle count (None on the host).
-    The inputs (and the --output path) are checked before anything is built."""
+    The inputs (and the --output path) are checked before anything is built. A stateful model
+    takes a sequence (a leading time axis) and runs it as one stream from a fresh state; its
+    outputs then have the time axis too, and the count is the last invoke's."""
     board = load_board(board_name)
     graph = load(model)
-    inputs = load_arrays(input_path, graph, reshape)
+    stateful = bool(graph.state())
+    samples = load_sequence(input_path, graph, reshape) if stateful else [load_arrays(input_path, graph, reshape)]
     if output is not None:
         check_output(output, len(graph.outputs))
     with tempfile.TemporaryDirectory(prefix="mf-run-") as tmp, progress(f"run on {board.name}:") as tick:
@@ -115,8 +142,9 @@ def run_once(model, board_name: str, input_path: str, options: Options = Options
         compiled, lib, elf = _build_for(model, board, options, Path(tmp))
         tick(0, "running")
         with open_runner(board, lib, compiled.name, compiled.graph, Path(tmp), elf=elf, port=port) as runner:
-            outputs = runner.run([inputs])[0]
-    return outputs, (runner.counts[0] if runner.counts else None)
+            results = runner.run(samples)
+    outputs = [np.stack([r[i] for r in results]) for i in range(len(graph.outputs))] if stateful else results[0]
+    return outputs, (runner.counts[-1] if runner.counts else None)
 
 
 def bench(model, board_name: str, options: Options = Options(), port: str | None = None) -> dict:

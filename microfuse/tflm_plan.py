@@ -59,7 +59,7 @@ def requests(graph) -> list[Request]:
     # TFLM adds buffers in tensor-index order (then scratch); the index breaks size ties below
     tensors = sorted(order.values(), key=lambda t: t.index)
     return [Request(t.name, _align(t.nbytes), first[id(t)], last[id(t)])
-            for t in tensors if t.in_arena and t.nbytes > 0]  # TFLM keeps variable tensors apart too
+            for t in tensors if t.in_arena and t.nbytes > 0]  # state: TFLM keeps it in the tail
 
 
 def _align(n: int) -> int:

@@ -45,12 +45,21 @@ def make_samples(graph: Graph, n: int, seed: int) -> list[list[np.ndarray]]:
     return inputs.samples(graph, n, seed)
 
 
+MIN_SEQUENCE = 20  # a stateful model is compared over a stream of at least this many invokes
+
+
 def compare(model_bytes: bytes, samples: list[list[np.ndarray]], outputs: list[list[np.ndarray]],
-            tick: Tick = lambda n=1, note=None: None, litert_because: str = "") -> Verdict:
+            tick: Tick = lambda n=1, note=None: None, stateful: bool = False,
+            litert_because: str = "") -> Verdict:
+    """Each sample's outputs against TFLM's (LiteRT's reference kernels where TFLM is known wrong
+    for the model): a fresh interpreter per sample, or for a stateful model one interpreter fed
+    the samples in order (a stream, as ours ran them)."""
     exact, first_bad, detail = 0, None, ""
+    if stateful:
+        refs = (litert.run_sequence if litert_because else oracle.run_sequence)(model_bytes, samples)
     reference = litert.run if litert_because else oracle.run
     for i, (sample, ours) in enumerate(zip(samples, outputs)):
-        ref = reference(model_bytes, sample)
+        ref = refs[i] if stateful else reference(model_bytes, sample)
         tick()
         found = first_output_difference(ours, ref)
         if found is None:
@@ -61,9 +70,10 @@ def compare(model_bytes: bytes, samples: list[list[np.ndarray]], outputs: list[l
 
 
 def first_difference(compiled: Compiled, trace: dict[int, np.ndarray], model_bytes: bytes,
-                     sample: list[np.ndarray]) -> str:
-    """Name the first kernel call whose output differs from the tensor TFLM computed."""
-    ref = oracle.run_all_tensors(model_bytes, sample)
+                     sample: list[np.ndarray], history: list[list[np.ndarray]] = ()) -> str:
+    """Name the first kernel call whose output differs from the tensor TFLM computed (after
+    `history`, the stream before the sample, for a stateful model)."""
+    ref = oracle.run_all_tensors(model_bytes, sample, history=history)
     for i, call in enumerate(compiled.calls):
         out = call.outputs[0]
         if i not in trace or out.index < 0 or out.index not in ref:
@@ -102,16 +112,19 @@ def verify(model: str | Path, board: str = "host", n: int = 50, seed: int = 0, o
         lib = Path(tmp) / "lib"
         with progress(f"verify: building for {board}"):
             compiled = build(model, lib, options)
-        samples = make_samples(compiled.graph, n, seed)
+        stateful = bool(compiled.graph.state())
+        samples = make_samples(compiled.graph, max(n, MIN_SEQUENCE - 2) if stateful else n, seed)
         elf = lib / "firmware" / f"{compiled.name}.elf"
         with open_runner(target, lib, compiled.name, compiled.graph, Path(tmp), elf=elf, port=port,
                          sanitize=sanitize) as runner:
             outputs = _run_samples(runner, samples, board, one_by_one=not target.is_host)
         because = litert.tflm_known_wrong(compiled.source) or ""
         with progress("verify: LiteRT reference" if because else "verify: TFLite Micro", total=len(samples)) as tick:
-            verdict = compare(model_bytes, samples, outputs, tick, because)
+            verdict = compare(model_bytes, samples, outputs, tick, stateful, because)
         if not verdict.ok and not because:  # the first kernel call that differs, then the first output element
-            traced = _trace_first_difference(compiled, lib, Path(tmp), model_bytes, samples[verdict.first_bad])
+            history = samples[:verdict.first_bad] if stateful else []
+            traced = _trace_first_difference(compiled, lib, Path(tmp), model_bytes, samples[verdict.first_bad],
+                                             history)
             verdict.detail = f"{traced}; {verdict.detail}"
     return verdict, compiled, runner.counts
 
@@ -132,10 +145,10 @@ def _run_samples(runner, samples: list[list[np.ndarray]], board: str, one_by_one
 
 
 def _trace_first_difference(compiled: Compiled, lib: Path, tmp: Path, model_bytes: bytes,
-                            sample: list[np.ndarray]) -> str:
+                            sample: list[np.ndarray], history: list[list[np.ndarray]] = ()) -> str:
     from .targets.host import compile_program
 
     traced = compile_program(lib, compiled.name, compiled.graph, tmp / "trace", trace=True)
     trace_file = tmp / "trace.bin"
-    traced.run([sample], trace_file=trace_file)
-    return first_difference(compiled, read_trace(trace_file), model_bytes, sample)
+    traced.run([*history, sample], trace_file=trace_file)  # read_trace keeps each call's last record
+    return first_difference(compiled, read_trace(trace_file), model_bytes, sample, history)

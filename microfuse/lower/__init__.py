@@ -23,6 +23,8 @@ from . import conv, data, elementwise, fc, pool, reduce, siblings, softmax  # no
 from . import add_n, arith, compare, math, select  # noqa: F401  (register: issue 14 families)
 from . import movement  # noqa: F401  (data movement: TRANSPOSE, SLICE, GATHER, ...)
 from . import conv16, tconv  # noqa: F401
+from . import conv, data, elementwise, fc, pool, reduce, siblings, softmax  # noqa: F401  (register)
+from . import split, state  # noqa: F401  (register)
 from .call import Call, ConstArray
 from .kernels import SPECS, KernelSpec
 from .registry import LOWERINGS, OPTIMIZE_LEVELS, lowering

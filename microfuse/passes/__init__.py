@@ -53,6 +53,7 @@ def pipeline() -> list[NamedPass]:
     from .pattern import Rewriter
     from .pool_fuse import pool_fuse
     from .pool_rows import pool_rows
+    from .state import assign_into_state
 
     def fusion(fn):
         return lambda graph, ctx: fn(graph, Rewriter(graph, ctx.optimize, ctx.log, ctx.cost))
@@ -67,7 +68,9 @@ def pipeline() -> list[NamedPass]:
             NamedPass("concat", fusion(eliminate_concat), fusion=True),
             # late: a conv fused with its pool (CONV_POOL, CONV_GAP) is no longer a conv
             NamedPass("pool_rows", fusion(pool_rows), fusion=True),
-            NamedPass("pool_fuse", fusion(pool_fuse), fusion=True)]
+            NamedPass("pool_fuse", fusion(pool_fuse), fusion=True),
+            # last: a producer writing into state is no longer an arena op the rewrites above know
+            NamedPass("state", assign_into_state)]
 
 
 def run_passes(graph: Graph, only: list[str] | None = None, fuse: bool = True,

@@ -174,7 +174,8 @@ def _run_op(op: Op, step: int, plan: Plan, arena: _Arena, vid: dict) -> None:
             _intact(op, step, t, plan, arena, vid, "needs its scratch apart from")
     replayed = _replay_overlaps(op, step, plan)
     for t in op.outputs:
-        vid[t] = arena.write(t.name, region(t, plan))
+        if t.in_arena:  # an output written into state (passes/state.py) is not in the arena
+            vid[t] = arena.write(t.name, region(t, plan))
     if scratch is not None:
         o, size = plan.scratch[op]
         bad = arena.clobbered(scratch, slice(o, o + size))
@@ -224,7 +225,7 @@ def _join_slices(op: Op, step: int, plan: Plan, arena: _Arena, vid: dict) -> Non
 
 def _replay_overlaps(op: Op, step: int, plan: Plan) -> set[Tensor]:
     """Replay the access order for each input the output overlaps; return those inputs."""
-    if len(op.outputs) != 1:
+    if len(op.outputs) != 1 or not op.outputs[0].in_arena:
         return set()
     out = op.outputs[0]
     done: set[Tensor] = set()

@@ -94,7 +94,7 @@ def build(graph: Graph, scratch: Callable[[Op], int] | None = None,
     """Group tensors into buffers, note producers, consumers, scratch and overlap candidates
     (access(op): the access order its kernel declares, inplace.ORDERS)."""
     root = _alias_roots(graph)
-    producer = {t: op for op in graph.ops for t in op.outputs if t not in root}
+    producer = {t: op for op in graph.ops for t in op.outputs if t not in root and t.in_arena}
     inputs, outputs = set(graph.inputs), set(graph.outputs)
     buffers: list[Buffer] = []
     of: dict[Tensor, Buffer] = {}
@@ -120,7 +120,7 @@ def build(graph: Graph, scratch: Callable[[Op], int] | None = None,
         reads[op] = read
         for b in read:
             b.consumers.append(op)
-        made[op] = [of[t] for t in op.outputs if t not in root]
+        made[op] = [of[t] for t in op.outputs if t not in root and t.in_arena]  # state: not the arena
         for t in op.outputs:
             if views.is_slice(t) and op not in of[t].writers:
                 of[t].writers.append(op)
@@ -159,8 +159,8 @@ def _pairs(op: Op, of: dict[Tensor, Buffer], read: list[Buffer],
     """Candidate overlaps of op's output over each input buffer whose every read is declared."""
     found = []
     by_slot = {r.slot: r for r in inplace.rules(op, order)}
-    if not by_slot or any(views.is_slice(t) for t in op.outputs):
-        return found  # an op writing a slice never overlaps its inputs
+    if not by_slot or any(views.is_slice(t) for t in op.outputs) or not op.outputs[0].in_arena:
+        return found  # an op writing a slice (or into state) never overlaps its inputs
     dst = of[op.outputs[0]]
     for src in read:
         slots = [i for i, t in enumerate(op.inputs) if t is not None and t.in_arena and of[t] is src]

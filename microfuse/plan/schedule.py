@@ -31,13 +31,13 @@ class _Model:
 def _model(bufs: Buffers) -> _Model:
     ops = bufs.graph.ops
     index = {op: i for i, op in enumerate(ops)}
-    made_by = {t: op for op in ops for t in op.outputs}
+    made_by = {t: op for op in ops for t in op.outputs if not t.variable}  # state: ordered below
     preds, made, pairs = [], [], []
     cons = {b: sum(1 << index[c] for c in b.consumers) for b in bufs.buffers}
     last_touch: dict[Tensor, Op] = {}  # ops reading or writing one state tensor keep their order
     for op in ops:
         deps = {made_by[t] for t in op.inputs if t is not None and t in made_by}
-        for t in op.inputs:
+        for t in [*op.inputs, *op.outputs]:
             if t is not None and t.variable:
                 if t in last_touch:
                     deps.add(last_touch[t])

@@ -100,7 +100,7 @@ def stats(report: dict) -> list[Stat]:
                   + _intensity(report)),
              Stat("arena (SRAM)", human_bytes(arena), f"{count(arena)} B of activations; whole-tensor bound "
                   f"{count(bound)} B{_versus_bound(arena, bound)}", "accent")]
-    tiles += [t for t in (_tflm_tile(report), _weights_tile(report)) if t]
+    tiles += [t for t in (_state_tile(report), _tflm_tile(report), _weights_tile(report)) if t]
     tiles += _totals_tiles(report)
     tiles += [t for t in (_latency_tile(report), _accuracy_tile(report)) if t]
     return tiles
@@ -130,6 +130,16 @@ def model_intensity(report: dict) -> str:
 def _moved(call: dict) -> int:
     """Activation bytes a call reads and writes (each tensor once): the fusion cost model's 'moved'."""
     return sum(int(t.get("bytes") or 0) for t in [*(call.get("inputs") or []), *(call.get("outputs") or [])])
+
+
+def _state_tile(report: dict) -> Stat | None:
+    """State that outlives an invoke: its own area, never shared with the arena's activations."""
+    state, entries = report.get("state_bytes"), report.get("state") or []
+    if not state:
+        return None
+    names = ", ".join(f"{e['tensor']} {count(e['bytes'])} B @{count(e['offset'])}" for e in entries)
+    return Stat("state (SRAM)", human_bytes(state), f"{count(state)} B kept from one invoke to the next, apart "
+                f"from the arena ({len(entries)} variable{'s' if len(entries) != 1 else ''}: {names})")
 
 
 def _tflm_tile(report: dict) -> Stat | None:

@@ -21,8 +21,11 @@ class Runner:
     graph: Graph
     invoke: object  # callable: list[np.ndarray] -> (list[bytes], int | None)
     counts: list[int] = field(default_factory=list)
+    sequence: object = None  # callable: samples -> outputs in one run (the host: state carries over)
 
     def run(self, samples: list[list[np.ndarray]]) -> list[list[np.ndarray]]:
+        if self.sequence is not None:
+            return self.sequence(samples)
         results = []
         for sample in samples:
             raw, count = self.invoke(sample)
@@ -46,7 +49,7 @@ def open_runner(board: Board, lib_dir: Path, name: str, graph: Graph, workdir: P
 
         def host_invoke(sample):
             return [o.tobytes() for o in program.run([sample])[0]], None
-        yield Runner(graph, host_invoke)
+        yield Runner(graph, host_invoke, sequence=program.run)  # one process: state carries over
         return
     with open_session(board, elf=elf, port=port, expect_model=name) as session:
         yield Runner(graph, lambda sample: session.invoke(_inputs(graph, sample)))

@@ -34,5 +34,6 @@
 #include "mf_transpose_conv.h"
 #include "mf_conv16.h"
 #include "mf_conv16_fast.h"
+#include "mf_slice.h"
 
 #endif /* MF_KERNELS_H */

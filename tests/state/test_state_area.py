@@ -55,3 +55,30 @@ def test_header_declares_the_state_api(tmp_path):
     for text in ("#define ACC_STATE_SIZE 16u", "int acc_set_state(void *state, size_t bytes);",
                  "int acc_init(void);", "int acc_reset(void);"):
         assert text in header
+
+
+def _two_adds(read_between: bool) -> Graph:
+    """y = x + s (the output); z = x + s; s = z: z's ADD may write straight into the state."""
+    x = Tensor("x", (1, 8), DType.INT8, Q)
+    s = Tensor("acc", (1, 8), DType.INT8, Q, variable=True)
+    r, y, z, r2 = (Tensor(n, (1, 8), DType.INT8, Q) for n in ("read", "y", "z", "read2"))
+    add = ActivationAttrs.from_options({"fused_activation_function": 0})
+    ops = [Op("READ_VARIABLE", [s], [r], None, "read", 0), Op("ADD", [x, r], [z], add, "z", 1),
+           *([Op("READ_VARIABLE", [s], [r2], None, "read2", 2)] if read_between else []),
+           Op("ADD", [x, r2 if read_between else r], [y], add, "y", 3),
+           Op("ASSIGN_VARIABLE", [s, z], [], None, "acc", 4)]
+    return Graph(ops, [x], [y], name="acc")
+
+
+def test_the_producer_writes_into_state_when_nothing_reads_it_in_between():
+    direct = pipeline.compile_model(_two_adds(False))
+    assert [c.kernel for c in direct.calls].count("mf_copy") == 1  # the read; the assignment is the ADD
+    assert any(c.outputs[0].variable and c.kernel.startswith("mf_add") for c in direct.calls)
+    kept = pipeline.compile_model(_two_adds(True))  # a read in between sees the old value: keep the copy
+    assert [c.kernel for c in kept.calls].count("mf_copy") == 3
+    rng = np.random.default_rng(2)
+    xs = [rng.integers(-3, 4, (1, 8), dtype=np.int8) for _ in range(20)]
+    want = np.cumsum(np.stack(xs).astype(np.int32), axis=0)  # y_t = x_t + s_t with s_t the sum of x before t
+    for graph in (_two_adds(False), _two_adds(True)):
+        ours = run_graph(graph, [[x] for x in xs])
+        assert [o[0].tolist() for o in ours] == [w.tolist() for w in np.clip(want, -128, 127).astype(np.int8)]
