@@ -80,13 +80,15 @@ _INT8_F32 = frozenset({DType.INT8, DType.FLOAT32})
 _BINARY = (_broadcastable, quantized_if_int8, activation_supported)
 _UNARY = (quantized_if_int8,)
 
+_INT16 = frozenset({DType.INT8, DType.INT16, DType.FLOAT32})  # ops with an int16 kernel (lower/int16.py)
+
 register(
-    OpDef("ADD", ActivationAttrs, _infer_binary, _BINARY),
-    OpDef("SUB", ActivationAttrs, _infer_binary, _BINARY),
+    OpDef("ADD", ActivationAttrs, _infer_binary, _BINARY, dtypes=_INT16),
+    OpDef("SUB", ActivationAttrs, _infer_binary, _BINARY, dtypes=_INT16),
     OpDef("MUL", ActivationAttrs, _infer_binary, _BINARY),
     *(OpDef(kind, None, _infer_binary, (_broadcastable, quantized_if_int8)) for kind in ("MAXIMUM", "MINIMUM")),
     *(OpDef(kind, None, _infer_same, _UNARY) for kind in ("RELU", "RELU6", "LOGISTIC", "TANH", "HARD_SWISH")),
-    OpDef("LEAKY_RELU", LeakyReluAttrs, _infer_same, _UNARY),
+    OpDef("LEAKY_RELU", LeakyReluAttrs, _infer_same, _UNARY, dtypes=_INT16),
     OpDef("SOFTMAX", SoftmaxAttrs, _infer_same, (*_UNARY, _softmax_shape)),
     OpDef("QUANTIZE", NoAttrs, _infer_quantize, (_quantize_types, quantized_if_int8),
           dtypes=frozenset(src for src, _ in QUANTIZE_TYPES)),
