@@ -311,9 +311,7 @@ def _ops(args: argparse.Namespace) -> int:
     from . import ops
 
     for kind in ops.supported_ops():
-        d = ops.REGISTRY[kind]
-        types = ", ".join(sorted(str(t) for t in d.dtypes)) if len(d.dtypes) < 4 else "any type"
-        print(f"{kind:20} {'alias (no copy)' if d.alias else types}")
+        print(f"{kind:20} {ops.supported_types(kind)}")
     return 0
 
 

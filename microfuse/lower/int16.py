@@ -9,15 +9,11 @@ from ..ir import DType, Op
 from ..quant import activation_range, quantize_multiplier
 from .call import Call
 from .common import addsub_multipliers, qp
+from .elementwise import REQUANTIZE, _binary_call, broadcast_params
 from .kernels import BINARY, ELEMENT, KernelSpec, declare, make
 from .registry import lowering
 
-INT8, INT16, INT32 = DType.INT8, DType.INT16, DType.INT32
-_SHORT = {INT8: "s8", INT16: "s16", INT32: "s32"}
-# TFLM quantize_common.cc: the integer pairs its Requantize runs that no byte table covers
-REQUANTIZE = {(src, dst): f"mf_requantize_{_SHORT[src]}_{_SHORT[dst]}"
-              for src, dst in ((INT16, INT8), (INT16, INT16), (INT16, INT32), (INT8, INT16), (INT8, INT32),
-                               (INT32, INT8), (INT32, INT16))}
+INT16 = DType.INT16
 ADDSUB_S16 = {"ADD": "mf_add_s16", "SUB": "mf_sub_s16"}
 INT16_LEFT_SHIFT = 15  # add_common.cc / sub_common.cc: 15 for int16 (65535 << 15 fits in int32), 20 for int8
 
@@ -42,8 +38,6 @@ declare({"mf_requantize_params": ("size", "input_zero_point", "output_zero_point
 @lowering("ADD", INT16)
 @lowering("SUB", INT16)
 def lower_addsub_s16(op: Op, lw) -> Call:
-    from .elementwise import _binary_call, broadcast_params  # elementwise imports this module's tables
-
     a, b = op.inputs
     out = op.outputs[0]
     (s1, z1), (s2, z2), (so, zo) = qp(a, op), qp(b, op), qp(out, op)

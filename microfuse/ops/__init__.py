@@ -60,7 +60,11 @@ def problems(op: Op) -> list[str]:
     if d is None:
         return [f"{op.kind} is not supported; supported ops: `microfuse ops`"]
     first = next((t for t in op.inputs if t is not None), None)
-    if first is not None and first.dtype not in d.dtypes:
+    folded = d.folds is not None and d.folds(op)
+    if first is not None and not d.dtypes and not folded:
+        return [f"{op.kind} has no kernel and is folded at compile time {d.folds.__doc__} only; "
+                f"input '{first.name}' is computed at run time"]
+    if first is not None and first.dtype not in d.dtypes and not folded:
         allowed = ", ".join(sorted(str(t) for t in d.dtypes))
         # a float, 16x8 or uint8 model where int8 works: the fix is in the converter, not here
         hint = ("; convert the model with int8 full-integer quantization"
@@ -104,6 +108,18 @@ def supported_ops() -> list[str]:
     from ..tflite.schema import BUILTIN_CODE
 
     return sorted(kind for kind in REGISTRY if kind in BUILTIN_CODE)
+
+
+def supported_types(kind: str) -> str:
+    """What `microfuse ops` says an op takes: the input types with a kernel, and when it folds."""
+    d = REGISTRY[kind]
+    if d.alias:
+        return "any type (alias, no copy)"
+    types = ", ".join(sorted(str(t) for t in d.dtypes))
+    if d.folds is None:
+        return types
+    folded = f"any type, folded at compile time {d.folds.__doc__}"
+    return f"{types}; {folded}" if types else folded
 
 
 def attr_fields(attrs) -> list[str]:

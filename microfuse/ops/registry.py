@@ -19,8 +19,13 @@ class OpDef:
     infer: Callable[[Op], Inferred]
     constraints: tuple[Callable[[Op], str | None], ...] = ()  # each returns a failure text or None
     macs: Callable[[Op], int] = lambda op: 0
-    dtypes: frozenset[DType] = frozenset({DType.INT8, DType.FLOAT32})  # of the first input
+    # types of the first input with a kernel (tests/unit/test_op_types.py: exactly the lowering
+    # registry's); alias ops: every type
+    dtypes: frozenset[DType] = frozenset({DType.INT8, DType.FLOAT32})
     alias: bool = False  # output shares the input's buffer (RESHAPE family): no kernel, no copy
+    # evaluated at compile time (passes/fold.py) when this holds, whatever the types; its
+    # docstring is what `microfuse ops` says about it
+    folds: Callable[[Op], bool] | None = None
 
 
 REGISTRY: dict[str, OpDef] = {}
