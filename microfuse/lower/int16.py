@@ -1,12 +1,12 @@
 """Kernels of 16-bit activation ("16x8") models: QUANTIZE between integer types, float32 <-> int16,
-ADD/SUB and LEAKY_RELU on int16. Constants follow TFLM's Prepare() of each op's int16 path."""
+ADD/SUB/MUL, LEAKY_RELU, RELU/RELU6 on int16. Constants follow TFLM's Prepare() of each op's int16 path."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ..ir import DType, Op
-from ..quant import activation_range, quantize_multiplier
+from ..quant import _tf_round, activation_range, quantize_multiplier
 from .call import Call
 from .common import addsub_multipliers, qp
 from .elementwise import REQUANTIZE, _binary_call, broadcast_params
@@ -22,6 +22,9 @@ declare({"mf_requantize_params": ("size", "input_zero_point", "output_zero_point
                                   "input1_multiplier", "input1_shift", "input2_multiplier", "input2_shift",
                                   "output_multiplier", "output_shift", "act_min", "act_max", "constant",
                                   "constant_index"),
+         "mf_mul_s16_params": ("b", "output_multiplier", "output_shift", "act_min", "act_max", "constant",
+                               "constant_index"),
+         "mf_relu_s16_params": ("size", "multiplier", "shift", "act_min", "act_max"),
          "mf_leaky_relu_s16_params": ("size", "input_zero_point", "output_zero_point", "identity_multiplier",
                                       "identity_shift", "alpha_multiplier", "alpha_shift")},
         *(KernelSpec(name, "mf_requantize_params", "mf_requantize.c", access=ELEMENT) for name in REQUANTIZE.values()),
@@ -32,7 +35,12 @@ declare({"mf_requantize_params": ("size", "input_zero_point", "output_zero_point
         KernelSpec("mf_add_s16_k", "mf_addsub_s16_params", "mf_binary_s16.c", "mf_add_s16", "k", access=BINARY),
         KernelSpec("mf_sub_s16_k", "mf_addsub_s16_params", "mf_binary_s16.c", "mf_sub_s16", "k", access=BINARY),
         KernelSpec("mf_leaky_relu_s16", "mf_leaky_relu_s16_params", "mf_unary_s16.c", access=ELEMENT),
-        defaults={"mf_addsub_s16_params": {"constant": "NULL", "constant_index": 0}})
+        KernelSpec("mf_mul_s16", "mf_mul_s16_params", "mf_binary_s16.c", access=BINARY),
+        KernelSpec("mf_mul_s16_k", "mf_mul_s16_params", "mf_binary_s16.c", "mf_mul_s16", "k", access=BINARY),
+        KernelSpec("mf_relu_s16", "mf_relu_s16_params", "mf_unary_s16.c", access=ELEMENT),
+        KernelSpec("mf_relu6_s16", "mf_relu_s16_params", "mf_unary_s16.c", access=ELEMENT),
+        defaults={"mf_addsub_s16_params": {"constant": "NULL", "constant_index": 0},
+                  "mf_mul_s16_params": {"constant": "NULL", "constant_index": 0}})
 
 
 @lowering("ADD", INT16)
@@ -59,3 +67,30 @@ def lower_leaky_relu_s16(op: Op, lw) -> Call:
     params = dict(size=src.elements, input_zero_point=z_in, output_zero_point=z_out, identity_multiplier=m_id,
                   identity_shift=sh_id, alpha_multiplier=m_alpha, alpha_shift=sh_alpha)
     return make("mf_leaky_relu_s16", params, [src], [dst], [op])
+
+
+@lowering("MUL", INT16)
+def lower_mul_s16(op: Op, lw) -> Call:
+    a, b = op.inputs
+    out = op.outputs[0]
+    (s1, _), (s2, _), (so, _) = qp(a, op), qp(b, op), qp(out, op)  # zero points 0: ops/elementwise.py
+    mult, shift = quantize_multiplier(s1 * s2 / so)  # mul_common.cc: in double
+    lo, hi = activation_range(op.attrs.activation, out)
+    params = dict(b=broadcast_params(a, b, out, op), output_multiplier=mult, output_shift=shift, act_min=lo,
+                  act_max=hi)
+    return _binary_call(op, "mf_mul_s16", params)
+
+
+@lowering("RELU", INT16)
+@lowering("RELU6", INT16)
+def lower_relu_s16(op: Op, lw) -> Call:
+    src, dst = op.inputs[0], op.outputs[0]
+    (s_in, z_in), (s_out, _) = qp(src, op), qp(dst, op)
+    mult, shift = quantize_multiplier(s_in / s_out)  # activations_common.cc CalculateReluOpData, double
+    if op.kind == "RELU":  # zero points 0 (ops/elementwise.py): the range is [0, int16 max]
+        lo, hi = 0, 32767
+    else:  # Relu6Prepare: [zp, FloatToQuantizedType(6.0)] in the input's scale, no rescaling
+        six = int(_tf_round(float(np.float32(6.0) / np.float32(s_in)))) + z_in
+        lo, hi = z_in, min(max(six, -32768), 32767)
+    params = dict(size=src.elements, multiplier=mult, shift=shift, act_min=lo, act_max=hi)
+    return make("mf_relu_s16" if op.kind == "RELU" else "mf_relu6_s16", params, [src], [dst], [op])

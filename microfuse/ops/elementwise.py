@@ -82,12 +82,23 @@ _UNARY = (quantized_if_int8,)
 
 _INT16 = frozenset({DType.INT8, DType.INT16, DType.FLOAT32})  # ops with an int16 kernel (lower/int16.py)
 
+
+def _int16_zero_points(op: Op) -> str | None:
+    """TFLM's int16 kernels of MUL, RELU, LOGISTIC, TANH, SOFTMAX need symmetric tensors."""
+    for t in [*op.inputs, *op.outputs]:
+        if t is not None and t.dtype == DType.INT16 and t.quant is not None and any(t.quant.zero_point):
+            return f"int16 tensor '{t.name}' has zero point {t.quant.zero_point[0]}; TFLM's int16 {op.kind} needs 0"
+    return None
+
+
 register(
     OpDef("ADD", ActivationAttrs, _infer_binary, _BINARY, dtypes=_INT16),
     OpDef("SUB", ActivationAttrs, _infer_binary, _BINARY, dtypes=_INT16),
-    OpDef("MUL", ActivationAttrs, _infer_binary, _BINARY),
+    OpDef("MUL", ActivationAttrs, _infer_binary, (*_BINARY, _int16_zero_points), dtypes=_INT16),
     *(OpDef(kind, None, _infer_binary, (_broadcastable, quantized_if_int8)) for kind in ("MAXIMUM", "MINIMUM")),
-    *(OpDef(kind, None, _infer_same, _UNARY) for kind in ("RELU", "RELU6", "LOGISTIC", "TANH", "HARD_SWISH")),
+    OpDef("RELU", None, _infer_same, (*_UNARY, _int16_zero_points), dtypes=_INT16),
+    OpDef("RELU6", None, _infer_same, _UNARY, dtypes=_INT16),
+    *(OpDef(kind, None, _infer_same, _UNARY) for kind in ("LOGISTIC", "TANH", "HARD_SWISH")),
     OpDef("LEAKY_RELU", LeakyReluAttrs, _infer_same, _UNARY, dtypes=_INT16),
     OpDef("SOFTMAX", SoftmaxAttrs, _infer_same, (*_UNARY, _softmax_shape)),
     OpDef("QUANTIZE", NoAttrs, _infer_quantize, (_quantize_types, quantized_if_int8),

@@ -54,4 +54,29 @@ typedef struct {
 
 void mf_leaky_relu_s16(const mf_leaky_relu_s16_params *p, const int16_t *in, int16_t *out);
 
+/* int16 MUL (reference_integer_ops::Mul / BroadcastMul4DSlow on int16; TFLM requires every
+ * zero point 0): (a * b) requantized once, saturated to the activation range. */
+typedef struct {
+    mf_broadcast b;
+    int32_t output_multiplier, output_shift;
+    int32_t act_min, act_max;
+    const int16_t *constant;
+    int32_t constant_index;
+} mf_mul_s16_params;
+
+void mf_mul_s16(const mf_mul_s16_params *p, const int16_t *in1, const int16_t *in2, int16_t *out);
+void mf_mul_s16_k(const mf_mul_s16_params *p, const int16_t *in, int16_t *out);
+
+/* int16 RELU (activations.cc ReluQuantized<int16_t>): the input requantized to the output's
+ * scale, clamped to [act_min, act_max]; RELU6 (Relu6Quantized<int16_t>) only clamps the stored
+ * value to [act_min, act_max] (0 and 6 in the input's scale). */
+typedef struct {
+    int32_t size;
+    int32_t multiplier, shift;
+    int32_t act_min, act_max;
+} mf_relu_s16_params;
+
+void mf_relu_s16(const mf_relu_s16_params *p, const int16_t *in, int16_t *out);
+void mf_relu6_s16(const mf_relu_s16_params *p, const int16_t *in, int16_t *out);
+
 #endif /* MF_INT16_H */

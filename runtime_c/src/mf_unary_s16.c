@@ -13,3 +13,22 @@ void mf_leaky_relu_s16(const mf_leaky_relu_s16_params *p, const int16_t *in, int
         out[i] = (int16_t)MF_CLAMP(o, INT16_MIN, INT16_MAX);
     }
 }
+
+/* activations.cc ReluQuantized<int16_t> (zero points 0, TFLM's Prepare checks) */
+void mf_relu_s16(const mf_relu_s16_params *p, const int16_t *in, int16_t *out)
+{
+    int32_t i;
+    for (i = 0; i < p->size; ++i) {
+        const int32_t o = mf_requantize(in[i], p->multiplier, p->shift);
+        out[i] = (int16_t)MF_CLAMP(o, p->act_min, p->act_max);
+    }
+}
+
+/* activations.cc Relu6Quantized<int16_t>: no requantization */
+void mf_relu6_s16(const mf_relu_s16_params *p, const int16_t *in, int16_t *out)
+{
+    int32_t i;
+    for (i = 0; i < p->size; ++i) {
+        out[i] = (int16_t)MF_CLAMP(in[i], p->act_min, p->act_max);
+    }
+}

@@ -1,5 +1,5 @@
-"""Conformance of the int16 element-wise kernels (ADD, SUB with broadcasting and a constant operand,
-LEAKY_RELU) against TFLite Micro, seeded: random shapes, int16 quantizations (power-of-two scales
+"""Conformance of the int16 element-wise kernels (ADD, SUB, MUL with broadcasting and a constant
+operand, LEAKY_RELU, RELU, RELU6) against TFLite Micro, seeded: random shapes, int16 quantizations (power-of-two scales
 too: TFLM's micro ADD/SUB take the general path for them as well), every fused activation, random
 and all-minimum / all-maximum inputs."""
 
@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from microfuse import ops
 from microfuse.ir import DType, Quant
 from microfuse.lower import lower
 from microfuse.ops.attrs import ActivationAttrs, LeakyReluAttrs
@@ -95,3 +96,49 @@ def test_leaky_relu_int16_on_every_input():
         g.inputs[0].shape = g.outputs[0].shape = ALL_INT16.shape
     graph = merge(graphs)
     check_graph(graph, samples=[[ALL_INT16.copy() for _ in graph.inputs]])
+
+
+def mul_case(rng: np.random.Generator):
+    sa, sb = random_shapes(rng, 4)  # TFLM's MUL broadcasts in 4-D only
+    if rng.random() < 0.3:
+        sa = sb = (1, 2, int(rng.integers(40, 80)), 16)
+    a, b = tensor("a", sa, I16, q16(rng)), tensor("b", sb, I16, q16(rng))
+    for t in (a, b):
+        t.quant = Quant(t.quant.scale, (0,))  # TFLM's int16 MUL: zero points 0
+    if rng.random() < 0.2:
+        b.data = rng.integers(-32768, 32768, size=b.shape).astype(np.int16)
+    # products need a larger output scale: around s1 * s2 * 2^15, sometimes saturating
+    so = f32(a.quant.scale[0] * b.quant.scale[0] * 2.0 ** 15 * 10 ** rng.uniform(-0.5, 1.0))
+    out = tensor("out", tuple(np.broadcast_shapes(sa, sb)), I16, Quant((so,), (0,)))
+    return single("MUL", [a, b], out, ActivationAttrs(ACTIVATIONS[int(rng.integers(0, len(ACTIVATIONS)))]))
+
+
+def test_mul_int16_matches_tflm():
+    rng = np.random.default_rng(1720)
+    check_all([mul_case(rng) for _ in range(case_count(14))], rng)
+
+
+def relu_case(rng: np.random.Generator, kind: str):
+    shape = tuple(int(rng.integers(1, 6)) for _ in range(int(rng.integers(1, 5))))
+    x = tensor("x", shape, I16, Quant((f32(10 ** rng.uniform(-4.5, -2.5)),), (0,)))
+    if kind == "RELU6":  # TFLM's int16 RELU6 clamps in the input's quantization (any zero point)
+        x.quant = q16(rng)
+    near = Quant((f32(x.quant.scale[0] * 10 ** rng.uniform(-0.3, 0.3)),), (0,))
+    return single(kind, [x], tensor("y", shape, I16, x.quant if rng.random() < 0.3 else near))
+
+
+@pytest.mark.parametrize("kind", ["RELU", "RELU6"])
+def test_relu_int16_on_every_input(kind):
+    rng = np.random.default_rng(1730 + (kind == "RELU6"))
+    graphs = [relu_case(rng, kind) for _ in range(case_count(4, 12))]
+    for g in graphs:
+        g.inputs[0].shape = g.outputs[0].shape = ALL_INT16.shape
+    graph = merge(graphs)
+    check_graph(graph, samples=[[ALL_INT16.copy() for _ in graph.inputs]])
+
+
+def test_int16_mul_and_relu_need_zero_points_0():
+    rng = np.random.default_rng(8)
+    g = mul_case(rng)
+    g.ops[0].outputs[0].quant = Quant(g.ops[0].outputs[0].quant.scale, (3,))
+    assert ops.problems(g.ops[0]) == ["int16 tensor 'out' has zero point 3; TFLM's int16 MUL needs 0"]
