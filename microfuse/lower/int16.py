@@ -1,5 +1,5 @@
 """Kernels of 16-bit activation ("16x8") models: QUANTIZE between integer types, float32 <-> int16,
-ADD/SUB/MUL, LEAKY_RELU, RELU/RELU6 on int16. Constants follow TFLM's Prepare() of each op's int16 path."""
+ADD/SUB/MUL, LEAKY_RELU, RELU/RELU6, LOGISTIC/TANH on int16. Constants follow TFLM's Prepare() of each op's int16 path."""
 
 from __future__ import annotations
 
@@ -7,10 +7,11 @@ import numpy as np
 
 from ..ir import DType, Op
 from ..quant import _tf_round, activation_range, quantize_multiplier
-from .call import Call
+from .call import Call, ConstArray
 from .common import addsub_multipliers, qp
 from .elementwise import REQUANTIZE, _binary_call, broadcast_params
 from .kernels import BINARY, ELEMENT, KernelSpec, declare, make
+from .int16_tables import SIGMOID_TABLE
 from .registry import lowering
 
 INT16 = DType.INT16
@@ -25,6 +26,7 @@ declare({"mf_requantize_params": ("size", "input_zero_point", "output_zero_point
          "mf_mul_s16_params": ("b", "output_multiplier", "output_shift", "act_min", "act_max", "constant",
                                "constant_index"),
          "mf_relu_s16_params": ("size", "multiplier", "shift", "act_min", "act_max"),
+         "mf_sigmoid_s16_params": ("size", "multiplier", "shift", "table"),
          "mf_leaky_relu_s16_params": ("size", "input_zero_point", "output_zero_point", "identity_multiplier",
                                       "identity_shift", "alpha_multiplier", "alpha_shift")},
         *(KernelSpec(name, "mf_requantize_params", "mf_requantize.c", access=ELEMENT) for name in REQUANTIZE.values()),
@@ -39,6 +41,8 @@ declare({"mf_requantize_params": ("size", "input_zero_point", "output_zero_point
         KernelSpec("mf_mul_s16_k", "mf_mul_s16_params", "mf_binary_s16.c", "mf_mul_s16", "k", access=BINARY),
         KernelSpec("mf_relu_s16", "mf_relu_s16_params", "mf_unary_s16.c", access=ELEMENT),
         KernelSpec("mf_relu6_s16", "mf_relu_s16_params", "mf_unary_s16.c", access=ELEMENT),
+        KernelSpec("mf_logistic_s16", "mf_sigmoid_s16_params", "mf_sigmoid_s16.c", access=ELEMENT),
+        KernelSpec("mf_tanh_s16", "mf_sigmoid_s16_params", "mf_sigmoid_s16.c", access=ELEMENT),
         defaults={"mf_addsub_s16_params": {"constant": "NULL", "constant_index": 0},
                   "mf_mul_s16_params": {"constant": "NULL", "constant_index": 0}})
 
@@ -94,3 +98,26 @@ def lower_relu_s16(op: Op, lw) -> Call:
         lo, hi = z_in, min(max(six, -32768), 32767)
     params = dict(size=src.elements, multiplier=mult, shift=shift, act_min=lo, act_max=hi)
     return make("mf_relu_s16" if op.kind == "RELU" else "mf_relu6_s16", params, [src], [dst], [op])
+
+
+def sigmoid_input_scaling(kind: str, scale: float) -> tuple[int, int]:
+    """(multiplier, shift) taking the input to the table's scale 1/(3*4096), as TFLM's int16
+    LOGISTIC / TANH Prepare (logistic_common.cc, tanh.cc) and the kernels' power-of-two case."""
+    log2 = np.log(np.float32(scale)) * (np.float32(1.0) / np.log(np.float32(2.0)))  # CheckedLog2, in float
+    rounded = _tf_round(float(log2))
+    shift = 12 + int(rounded)  # (15 - 3 integer bits) + log2
+    if abs(float(log2) - rounded) < 1e-3 and shift in ((0,) if kind == "LOGISTIC" else (0, 1)):
+        return 3 << shift, 0  # power-of-two scale: the kernel's input_multiplier == 0 branch
+    multiplier, shift = scale * 4096.0 * 3.0, 0
+    while multiplier <= 32767.0 / 2.0 and shift <= 30:
+        shift, multiplier = shift + 1, multiplier * 2.0
+    return int(multiplier), shift
+
+
+@lowering("LOGISTIC", INT16)
+@lowering("TANH", INT16)
+def lower_sigmoid_s16(op: Op, lw) -> Call:
+    src, dst = op.inputs[0], op.outputs[0]
+    mult, shift = sigmoid_input_scaling(op.kind, qp(src, op)[0])  # ops/elementwise.py checks the limits
+    params = dict(size=src.elements, multiplier=mult, shift=shift, table=ConstArray("table", SIGMOID_TABLE))
+    return make("mf_logistic_s16" if op.kind == "LOGISTIC" else "mf_tanh_s16", params, [src], [dst], [op])

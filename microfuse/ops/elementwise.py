@@ -91,6 +91,19 @@ def _int16_zero_points(op: Op) -> str | None:
     return None
 
 
+def _int16_sigmoid_scales(op: Op) -> str | None:
+    """TFLM's int16 LOGISTIC / TANH: output scale 2^-15, input scale small enough for its 16-bit
+    input multiplier (scale * 3 * 4096 <= 32767)."""
+    x, y = op.inputs[0], op.outputs[0]
+    if x.dtype != DType.INT16 or x.quant is None or y.quant is None:
+        return None
+    if abs(y.quant.scale[0] * 2 ** 15 - 1) > 1e-3:
+        return f"int16 {op.kind} needs output scale 2^-15 (1/32768), got {y.quant.scale[0]:g}"
+    if x.quant.scale[0] * 3 * 4096 > 32767:
+        return f"int16 {op.kind} input scale {x.quant.scale[0]:g} is above TFLM's limit 32767/12288"
+    return None
+
+
 register(
     OpDef("ADD", ActivationAttrs, _infer_binary, _BINARY, dtypes=_INT16),
     OpDef("SUB", ActivationAttrs, _infer_binary, _BINARY, dtypes=_INT16),
@@ -98,7 +111,9 @@ register(
     *(OpDef(kind, None, _infer_binary, (_broadcastable, quantized_if_int8)) for kind in ("MAXIMUM", "MINIMUM")),
     OpDef("RELU", None, _infer_same, (*_UNARY, _int16_zero_points), dtypes=_INT16),
     OpDef("RELU6", None, _infer_same, _UNARY, dtypes=_INT16),
-    *(OpDef(kind, None, _infer_same, _UNARY) for kind in ("LOGISTIC", "TANH", "HARD_SWISH")),
+    *(OpDef(kind, None, _infer_same, (*_UNARY, _int16_zero_points, _int16_sigmoid_scales), dtypes=_INT16)
+      for kind in ("LOGISTIC", "TANH")),
+    OpDef("HARD_SWISH", None, _infer_same, _UNARY),
     OpDef("LEAKY_RELU", LeakyReluAttrs, _infer_same, _UNARY, dtypes=_INT16),
     OpDef("SOFTMAX", SoftmaxAttrs, _infer_same, (*_UNARY, _softmax_shape)),
     OpDef("QUANTIZE", NoAttrs, _infer_quantize, (_quantize_types, quantized_if_int8),

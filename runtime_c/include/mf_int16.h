@@ -79,4 +79,16 @@ typedef struct {
 void mf_relu_s16(const mf_relu_s16_params *p, const int16_t *in, int16_t *out);
 void mf_relu6_s16(const mf_relu_s16_params *p, const int16_t *in, int16_t *out);
 
+/* int16 LOGISTIC and TANH (reference_integer_ops::Logistic / Tanh on int16): the input scaled
+ * to the table's 1/(3*4096) by (x * multiplier + round) >> shift, then TFLite's 256-entry sigmoid
+ * table (in the params) interpolated linearly on the absolute value; tanh(x) = 2 sigmoid(2x) - 1. */
+typedef struct {
+    int32_t size;
+    int32_t multiplier, shift;
+    const uint16_t *table;
+} mf_sigmoid_s16_params;
+
+void mf_logistic_s16(const mf_sigmoid_s16_params *p, const int16_t *in, int16_t *out);
+void mf_tanh_s16(const mf_sigmoid_s16_params *p, const int16_t *in, int16_t *out);
+
 #endif /* MF_INT16_H */
