@@ -12,10 +12,12 @@ from ..errors import UnsupportedError
 from ..ir import DType, Op
 from ..quant import quantize_multiplier
 from .call import Call, ConstArray
-from .kernels import make
+from .kernels import KernelSpec, declare, make
 from .registry import lowering
 
 SCALED_DIFF_INTEGER_BITS = 5  # TFLM: exp() input is Q5.26
+
+declare({}, KernelSpec("mf_softmax_s8_s16", "mf_softmax_s8_params", "mf_softmax_s16.c"))
 
 
 def softmax_exp_table(input_scale: float, beta: float) -> np.ndarray:
@@ -48,7 +50,12 @@ def _rows(op: Op) -> tuple[int, int]:
 @lowering("SOFTMAX", DType.INT8)
 def lower_softmax_s8(op: Op, lw) -> Call:
     src, dst = op.inputs[0], op.outputs[0]
-    if dst.dtype != DType.INT8 or dst.quant is None or dst.quant.zero_point[0] != -128 or \
+    if dst.dtype == DType.INT16:  # softmax_common.cc: zero point -32768, scale 1/65536 within 0.1%
+        if dst.quant is None or dst.quant.zero_point[0] != -32768 or \
+                abs(np.float32(dst.quant.scale[0]) - np.float32(1 / 65536)) > np.float32(0.001 / 65536):
+            raise UnsupportedError(f"{op.where} '{op.name}': int8 -> int16 SOFTMAX needs output scale 1/65536 "
+                                   "and zero point -32768 (as TFLM)")
+    elif dst.dtype != DType.INT8 or dst.quant is None or dst.quant.zero_point[0] != -128 or \
             np.float32(dst.quant.scale[0]) != np.float32(1 / 256):
         raise UnsupportedError(f"{op.where} '{op.name}': int8 SOFTMAX needs an int8 output with scale 1/256 "
                                "and zero point -128 (as TFLM)")
@@ -56,8 +63,8 @@ def lower_softmax_s8(op: Op, lw) -> Call:
         raise UnsupportedError(f"{op.where} '{op.name}': SOFTMAX input needs per-tensor quantization")
     outer, depth = _rows(op)
     table = softmax_exp_table(float(src.quant.scale[0]), float(np.float32(op.attrs.beta)))
-    return make("mf_softmax_s8", dict(outer=outer, depth=depth, exp_lut=ConstArray("exp_lut", table)),
-                [src], [dst], [op])
+    kernel = "mf_softmax_s8" if dst.dtype == DType.INT8 else "mf_softmax_s8_s16"
+    return make(kernel, dict(outer=outer, depth=depth, exp_lut=ConstArray("exp_lut", table)), [src], [dst], [op])
 
 
 @lowering("SOFTMAX", DType.FLOAT32)

@@ -76,6 +76,18 @@ def _softmax_shape(op: Op) -> str | None:
     return None
 
 
+def _infer_softmax(op: Op):
+    """int8 input: int8 or int16 output (the file says which); else the input's type."""
+    return [(op.inputs[0].shape, None if op.inputs[0].dtype == DType.INT8 else op.inputs[0].dtype)]
+
+
+def _softmax_types(op: Op) -> str | None:
+    src, dst = op.inputs[0].dtype, op.outputs[0].dtype
+    if src == DType.INT8 and dst not in (DType.INT8, DType.INT16):
+        return f"SOFTMAX from int8 to {dst} is not supported (int8 or int16 output)"
+    return None
+
+
 _INT8_F32 = frozenset({DType.INT8, DType.FLOAT32})
 _BINARY = (_broadcastable, quantized_if_int8, activation_supported)
 _UNARY = (quantized_if_int8,)
@@ -115,7 +127,7 @@ register(
       for kind in ("LOGISTIC", "TANH")),
     OpDef("HARD_SWISH", None, _infer_same, _UNARY),
     OpDef("LEAKY_RELU", LeakyReluAttrs, _infer_same, _UNARY, dtypes=_INT16),
-    OpDef("SOFTMAX", SoftmaxAttrs, _infer_same, (*_UNARY, _softmax_shape)),
+    OpDef("SOFTMAX", SoftmaxAttrs, _infer_softmax, (*_UNARY, _softmax_shape, _softmax_types)),
     OpDef("QUANTIZE", NoAttrs, _infer_quantize, (_quantize_types, quantized_if_int8),
           dtypes=frozenset(src for src, _ in QUANTIZE_TYPES)),
     OpDef("DEQUANTIZE", NoAttrs, _infer_quantize, (_dequantize_types, quantized_if_int8),

@@ -20,6 +20,8 @@ typedef struct {
 } mf_softmax_f32_params;
 
 void mf_softmax_s8(const mf_softmax_s8_params *p, const int8_t *in, int8_t *out);
+/* int8 -> int16 (output scale 1/65536, zero point -32768). */
+void mf_softmax_s8_s16(const mf_softmax_s8_params *p, const int8_t *in, int16_t *out);
 void mf_softmax_f32(const mf_softmax_f32_params *p, const float *in, float *out);
 
 #endif /* MF_SOFTMAX_H */

@@ -10,6 +10,7 @@ import pytest
 from microfuse import ops
 from microfuse.ir import DType, Quant
 from microfuse.lower.int16_tables import SIGMOID_TABLE
+from microfuse.testing import inputs
 from microfuse.testing.modelgen import merge
 from microfuse.testing.ptq import f32
 from tests.harness import case_count, check_graph, reference
@@ -58,3 +59,25 @@ def test_int16_sigmoid_limits_say_so():
     g = sigmoid_case(rng, "TANH", (4,))
     g.ops[0].inputs[0].quant = Quant((3.0,), (0,))
     assert ops.problems(g.ops[0]) == ["int16 TANH input scale 3 is above TFLM's limit 32767/12288"]
+
+
+def softmax_case(rng: np.random.Generator, src: DType):
+    from microfuse.ops.attrs import SoftmaxAttrs
+    from tests.kernels.cases import rand_quant
+
+    rank = int(rng.integers(1, 5))
+    shape = tuple(int(d) for d in rng.integers(1, 4, size=rank - 1)) + (int(rng.integers(1, 40)),)
+    beta = 1.0 if rng.random() < 0.5 else f32(rng.uniform(0.2, 3.0))
+    if src == DType.INT8:
+        x, y = tensor("x", shape, quant=rand_quant(rng, -2.5, 0.0)), tensor("y", shape, I16, Quant((1 / 65536,), (-32768,)))
+    else:
+        x = tensor("x", shape, I16, Quant((f32(10 ** rng.uniform(-4.5, -2.5)),), (0,)))
+        y = tensor("y", shape, I16, Quant((1 / 32768,), (0,)))
+    return single("SOFTMAX", [x], y, SoftmaxAttrs(beta))
+
+
+def test_softmax_int8_to_int16_matches_tflm():
+    rng = np.random.default_rng(1810)
+    graphs = [softmax_case(rng, DType.INT8) for _ in range(case_count(12, 40))]
+    graph = merge(graphs)
+    check_graph(graph, samples=inputs.samples(graph, 3, rng))
