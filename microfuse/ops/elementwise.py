@@ -127,7 +127,7 @@ register(
       for kind in ("LOGISTIC", "TANH")),
     OpDef("HARD_SWISH", None, _infer_same, _UNARY),
     OpDef("LEAKY_RELU", LeakyReluAttrs, _infer_same, _UNARY, dtypes=_INT16),
-    OpDef("SOFTMAX", SoftmaxAttrs, _infer_softmax, (*_UNARY, _softmax_shape, _softmax_types)),
+    OpDef("SOFTMAX", SoftmaxAttrs, _infer_softmax, (*_UNARY, _softmax_shape, _softmax_types), dtypes=_INT16),
     OpDef("QUANTIZE", NoAttrs, _infer_quantize, (_quantize_types, quantized_if_int8),
           dtypes=frozenset(src for src, _ in QUANTIZE_TYPES)),
     OpDef("DEQUANTIZE", NoAttrs, _infer_quantize, (_dequantize_types, quantized_if_int8),

@@ -81,3 +81,10 @@ def test_softmax_int8_to_int16_matches_tflm():
     graphs = [softmax_case(rng, DType.INT8) for _ in range(case_count(12, 40))]
     graph = merge(graphs)
     check_graph(graph, samples=inputs.samples(graph, 3, rng))
+
+
+def test_softmax_int16_matches_tflm():
+    rng = np.random.default_rng(1811)
+    graphs = [softmax_case(rng, I16) for _ in range(case_count(12, 40))]
+    graph = merge(graphs)
+    check_graph(graph, samples=inputs.samples(graph, 4, rng))
