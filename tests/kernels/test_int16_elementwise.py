@@ -142,3 +142,32 @@ def test_int16_mul_and_relu_need_zero_points_0():
     g = mul_case(rng)
     g.ops[0].outputs[0].quant = Quant(g.ops[0].outputs[0].quant.scale, (3,))
     assert ops.problems(g.ops[0]) == ["int16 tensor 'out' has zero point 3; TFLM's int16 MUL needs 0"]
+
+
+def test_an_int16_chain_is_bit_exact_and_planned_in_place():
+    """QUANTIZE float32 -> int16, ADD, LEAKY_RELU, TANH, MUL, QUANTIZE int16 -> int8 through the
+    whole pipeline (passes, balanced kernel choice): bit-exact, and the element-wise kernels'
+    access orders let outputs overlap their inputs (the arena is below the whole-tensor bound)."""
+    from microfuse.inspect import alive_bytes_per_step
+    from microfuse.ir import Graph, Op
+    from microfuse.ops.attrs import NoAttrs
+    from microfuse.pipeline import Options
+    from microfuse.testing import stages
+
+    def q(scale):
+        return Quant((scale,), (0,))
+
+    x = tensor("x", (1, 2, 64, 16), DType.FLOAT32)
+    a, b, s, lr, t, m = (tensor(n, x.shape, I16, q(sc)) for n, sc in
+                         (("a", 2 ** -10), ("b", 3e-4), ("s", 4e-4), ("l", 4e-4), ("t", 2 ** -15), ("m", 5e-4)))
+    o = tensor("o", x.shape, DType.INT8, Quant((0.01,), (3,)))
+    graph = Graph([Op("QUANTIZE", [x], [a], NoAttrs(), "q", 0), Op("ADD", [a, b], [s], ActivationAttrs("NONE"), "add", 1),
+                   Op("LEAKY_RELU", [s], [lr], LeakyReluAttrs(0.3), "lrelu", 2), Op("TANH", [lr], [t], None, "tanh", 3),
+                   Op("MUL", [t, lr], [m], ActivationAttrs("RELU"), "mul", 4), Op("QUANTIZE", [m], [o], NoAttrs(), "q2", 5)],
+                  [x, b], [o], name="chain")
+    rng = np.random.default_rng(1740)
+    check_graph(graph, samples=inputs.samples(graph, 3, rng), options=Options())
+    compiled = stages.compile_model(graph, Options())
+    assert [c.kernel for c in compiled.calls] == ["mf_quantize_f32_s16", "mf_add_s16", "mf_leaky_relu_s16",
+                                                  "mf_tanh_s16", "mf_mul_s16", "mf_requantize_s16_s8"]
+    assert compiled.plan.arena_bytes < max(alive_bytes_per_step(graph))
