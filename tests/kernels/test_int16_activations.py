@@ -13,7 +13,7 @@ from microfuse.lower.int16_tables import SIGMOID_TABLE
 from microfuse.testing import inputs
 from microfuse.testing.modelgen import merge
 from microfuse.testing.ptq import f32
-from tests.harness import case_count, check_graph, reference
+from tests.harness import case_count, check_graph, on_qemu, reference
 from tests.kernels.cases import single, tensor
 
 I16 = DType.INT16
@@ -88,3 +88,21 @@ def test_softmax_int16_matches_tflm():
     graphs = [softmax_case(rng, I16) for _ in range(case_count(12, 40))]
     graph = merge(graphs)
     check_graph(graph, samples=inputs.samples(graph, 4, rng))
+
+
+@on_qemu
+def test_every_int16_kernel_on_qemu(tmp_path):
+    """One model with a case of every int16 kernel, built for the Cortex-M4 and compared with TFLM."""
+    from microfuse.tflite import writer
+    from microfuse.verify import verify
+    from tests.kernels import test_int16_elementwise as E, test_int16_quantize as Q
+
+    rng = np.random.default_rng(1820)
+    graphs = [sigmoid_case(rng, k, (1000,)) for k in ("LOGISTIC", "TANH")]
+    graphs += [softmax_case(rng, src) for src in (DType.INT16, DType.INT8)]
+    graphs += [E.addsub_case(rng, k) for k in ("ADD", "SUB")] + [E.mul_case(rng), E.leaky_case(rng)]
+    graphs += [E.relu_case(rng, k) for k in ("RELU", "RELU6")] + [Q.quantize_case(rng, s, d) for s, d in Q.PAIRS]
+    path = tmp_path / "int16.tflite"
+    path.write_bytes(writer.write(merge(graphs)))
+    verdict, _, _ = verify(path, "qemu-mps2-an386", n=2, seed=20)
+    assert verdict.ok, verdict.line(False)
