@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+from typing import Callable
 
 from ..errors import ModelError, UnsupportedError
-from ..ir import DType, Graph, Inferred, Op, OpAttrs
+from ..ir import DType, Graph, Inferred, Op, OpAttrs, Tensor
 from .registry import REGISTRY, OpDef, Shape, register  # noqa: F401  (the registry's home)
 
 
@@ -54,16 +55,19 @@ def macs(op: Op) -> int:
     return d.macs(op) if d else 0
 
 
-def problems(op: Op) -> list[str]:
-    """Every reason this op cannot be compiled, as user-facing text (empty: supported)."""
+def problems(op: Op, known: Callable[[Tensor], bool] | None = None, output: bool = False) -> list[str]:
+    """Every reason this op cannot be compiled, as user-facing text (empty: supported). `known`:
+    which tensors are known at compile time (default: constants; check_supported also counts
+    the outputs of ops that fold); `output`: the op writes a graph output (never folded)."""
     d = REGISTRY.get(op.kind)
     if d is None:
         return [f"{op.kind} is not supported; supported ops: `microfuse ops`"]
     first = next((t for t in op.inputs if t is not None), None)
-    folded = d.folds is not None and d.folds(op)
+    foldable = folds(op, known or (lambda t: t.is_const))
+    folded = foldable and not output
     if first is not None and not d.dtypes and not folded:
-        return [f"{op.kind} has no kernel and is folded at compile time {d.folds.__doc__} only; "
-                f"input '{first.name}' is computed at run time"]
+        why = "it writes a graph output" if foldable else f"input '{first.name}' is computed at run time"
+        return [f"{op.kind} has no kernel and is folded at compile time {d.folds.__doc__} only; {why}"]
     if first is not None and first.dtype not in d.dtypes and not folded:
         allowed = ", ".join(sorted(str(t) for t in d.dtypes))
         # a float, 16x8 or uint8 model where int8 works: the fix is in the converter, not here
@@ -92,11 +96,23 @@ def _operand_problems(op: Op) -> list[str]:
         return [f"malformed operands ({type(e).__name__}: {e})"]
 
 
+def folds(op: Op, known: Callable[[Tensor], bool]) -> bool:
+    """The op is evaluated at compile time (passes/fold.py), `known` telling which tensors are."""
+    d = REGISTRY.get(op.kind)
+    return d is not None and d.folds is not None and d.folds(op, known)
+
+
 def check_supported(graph: Graph) -> None:
-    """Raise one UnsupportedError listing every op that cannot be compiled."""
+    """Raise one UnsupportedError listing every op that cannot be compiled (an op that folds
+    makes its outputs known at compile time: a Flatten's SHAPE -> STRIDED_SLICE -> PACK)."""
     lines = []
+    known = {id(t) for t in graph.tensors() if t.is_const}
+    outputs = {id(t) for t in graph.outputs}
     for op in graph.ops:
-        for msg in problems(op):
+        output = any(id(t) in outputs for t in op.outputs)
+        if not output and folds(op, lambda t: id(t) in known):
+            known.update(id(t) for t in op.outputs)
+        for msg in problems(op, lambda t: id(t) in known, output):
             lines.append(f"op {op.index} {op.kind}" + (f" '{op.name}'" if op.name else "") + f": {msg}")
     if lines:
         more = f" (and {len(lines) - 1} more: " + "; ".join(lines[1:]) + ")" if len(lines) > 1 else ""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from ..ir import DType, Inferred, Op
+from ..ir import DType, Inferred, Op, Tensor
 
 Shape = tuple[int, ...]
 
@@ -23,9 +23,10 @@ class OpDef:
     # registry's); alias ops: every type
     dtypes: frozenset[DType] = frozenset({DType.INT8, DType.FLOAT32})
     alias: bool = False  # output shares the input's buffer (RESHAPE family): no kernel, no copy
-    # evaluated at compile time (passes/fold.py) when this holds, whatever the types; its
-    # docstring is what `microfuse ops` says about it
-    folds: Callable[[Op], bool] | None = None
+    # evaluated at compile time (passes/fold.py) when this holds of the op and a test of which
+    # tensors are known at compile time, whatever the types; its docstring is what `microfuse
+    # ops` says about it
+    folds: Callable[[Op, Callable[[Tensor], bool]], bool] | None = None
 
 
 REGISTRY: dict[str, OpDef] = {}

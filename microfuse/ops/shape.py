@@ -163,14 +163,14 @@ def _infer_b2s(op: Op):
     return [((n // (bh * bw), h * bh - crops[0].sum(), w * bw - crops[1].sum(), c), op.inputs[0].dtype)]
 
 
-def _always(op: Op) -> bool:
+def _always(op: Op, known) -> bool:
     """(shapes are static)"""
     return True
 
 
-def _constant_inputs(op: Op) -> bool:
+def _constant_inputs(op: Op, known) -> bool:
     """on constant inputs"""
-    return all(t is None or t.is_const for t in op.inputs)
+    return all(t is None or known(t) for t in op.inputs)
 
 
 def _rank4(op: Op) -> str | None:

@@ -67,3 +67,21 @@ def test_a_run_time_strided_slice_is_refused_by_inspect_and_build_alike(tmp_path
 
 def test_a_constant_strided_slice_of_any_type_is_accepted():
     assert ops.problems(slice_graph(const=True).ops[0]) == []
+
+
+def test_a_flatten_chain_read_from_a_file_folds(tmp_path):
+    """SHAPE -> STRIDED_SLICE -> PACK -> RESHAPE: the slice and the pack read outputs of ops that
+    fold, so they are known at compile time too (check_supported runs before the passes)."""
+    from tests.passes.test_fold import flatten_graph
+
+    path = tmp_path / "flatten.tflite"
+    path.write_bytes(writer.write(flatten_graph()))
+    reader.load(path)
+    compiled = stages.build(path, tmp_path / "out")
+    assert [op.kind for op in compiled.graph.ops] == ["RELU", "RESHAPE"]
+
+
+def test_a_constant_strided_slice_that_is_a_graph_output_is_refused():
+    graph = slice_graph(const=True)
+    with pytest.raises(UnsupportedError, match="folded at compile time on constant inputs only; it writes a graph output"):
+        ops.check_supported(graph)
