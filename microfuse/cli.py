@@ -311,15 +311,11 @@ def _boards(args: argparse.Namespace) -> int:
 # -- ops --------------------------------------------------------------------------------------
 def _ops(args: argparse.Namespace) -> int:
     from . import ops
-    from .ir import DType
 
     kinds = [*ops.supported_ops(), *ops.custom_ops()]
     width = max(20, *(len(k) for k in kinds))
     for kind in kinds:
-        d = ops.REGISTRY[kind]
-        types = ", ".join(sorted(str(t) for t in d.dtypes)) if d.dtypes != frozenset(DType) else "any type"
-        types = d.listed or types
-        print(f"{kind:{width}} {'alias (no copy)' if d.alias else types}")
+        print(f"{kind:{width}} {ops.supported_types(kind)}")
     return 0
 
 

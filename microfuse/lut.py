@@ -53,10 +53,14 @@ def _relu6(op: Op, s_in: float, z_in: int, s_out: float, z_out: int) -> Callable
     return lambda x: min(max(x, z_in), six)
 
 
+def leaky_relu_multipliers(s_in: float, s_out: float, alpha: float) -> tuple[tuple[int, int], tuple[int, int]]:
+    """(identity, alpha) multipliers and shifts of TFLM's int8 LEAKY_RELU (in float)."""
+    m_alpha = quantize_multiplier(float(_f32(_f32(s_in) * _f32(alpha)) / _f32(s_out)))
+    return quantize_multiplier(float(_f32(s_in) / _f32(s_out))), m_alpha
+
+
 def _leaky_relu(op: Op, s_in: float, z_in: int, s_out: float, z_out: int) -> Callable[[int], int]:
-    alpha = _f32(op.attrs.alpha)
-    m_alpha, sh_alpha = quantize_multiplier(float(_f32(_f32(s_in) * alpha) / _f32(s_out)))
-    m_id, sh_id = quantize_multiplier(float(_f32(s_in) / _f32(s_out)))
+    (m_id, sh_id), (m_alpha, sh_alpha) = leaky_relu_multipliers(s_in, s_out, op.attrs.alpha)
 
     def f(x: int) -> int:
         v = x - z_in

@@ -14,17 +14,10 @@ from __future__ import annotations
 from .. import ops as opdefs
 from ..errors import MicrofuseError, UnsupportedError
 from ..ir import Op
-from . import conv, data, elementwise, fc, int16, pool, reduce, siblings, softmax  # noqa: F401  (register)
-from . import matmul, pool_s16, reduce_ops, resize  # noqa: F401
-from . import rnn  # noqa: F401  (register: LSTM, SVDF)
-from . import state  # noqa: F401  (register)
-from . import cast, signal  # noqa: F401  (register: CAST, TFLM signal-library custom ops)
-from . import conv, data, elementwise, fc, pool, reduce, siblings, softmax  # noqa: F401  (register)
-from . import add_n, arith, compare, math, select  # noqa: F401  (register: issue 14 families)
-from . import movement  # noqa: F401  (data movement: TRANSPOSE, SLICE, GATHER, ...)
-from . import conv16, tconv  # noqa: F401
-from . import conv, data, elementwise, fc, pool, reduce, siblings, softmax  # noqa: F401  (register)
-from . import split, state  # noqa: F401  (register)
+# the families: importing one registers its lowerings (lower/registry.py)
+from . import conv, data, elementwise, fc, pool, reduce, siblings, softmax  # noqa: F401
+from . import add_n, arith, cast, compare, conv16, int16, math, matmul, movement, pool_s16  # noqa: F401
+from . import reduce_ops, resize, rnn, select, signal, split, state, tconv  # noqa: F401
 from .call import Call, ConstArray
 from .kernels import SPECS, KernelSpec
 from .registry import LOWERINGS, OPTIMIZE_LEVELS, lowering

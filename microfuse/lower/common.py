@@ -106,16 +106,17 @@ def _smaller_than_one(real: float, what: str, op: Op) -> tuple[int, int]:
     return quantize_multiplier(real)
 
 
-def addsub_multipliers(op: Op, s1: float, s2: float, s_out: float) -> list[tuple[int, int]]:
-    """Per-input and output multipliers: ADD computes them in double, SUB in float (as TFLM)."""
+def addsub_multipliers(op: Op, s1: float, s2: float, s_out: float, left_shift: int = ADD_LEFT_SHIFT,
+                       double: bool = False) -> list[tuple[int, int]]:
+    """Per-input and output multipliers: ADD computes them in double, int8 SUB in float (as TFLM)."""
     f32 = np.float32
-    if op.kind == "ADD":
+    if op.kind == "ADD" or double:
         twice = 2.0 * max(s1, s2)
-        reals = (s1 / twice, s2 / twice, twice / ((1 << ADD_LEFT_SHIFT) * s_out))
+        reals = (s1 / twice, s2 / twice, twice / ((1 << left_shift) * s_out))
     else:
         twice = f32(2.0) * max(f32(s1), f32(s2))
         reals = (float(f32(s1) / twice), float(f32(s2) / twice),
-                 float(twice / (f32(1 << ADD_LEFT_SHIFT) * f32(s_out))))
+                 float(twice / (f32(1 << left_shift) * f32(s_out))))
     return [_smaller_than_one(r, w, op) for r, w in zip(reals, ("input 1", "input 2", "output"))]
 
 

@@ -12,7 +12,6 @@ from ..ops.elementwise import broadcast_shape
 from ..quant import activation_range, activation_range_float, quantize_multiplier
 from .call import Call, ConstArray
 from .common import ADD_LEFT_SHIFT, addsub_multipliers, qp
-from .int16 import REQUANTIZE
 from .kernels import BINARY, KernelSpec, declare, make, variant_of
 from .registry import lowering
 
@@ -20,6 +19,12 @@ MAX_DIMS = 6  # mf_elementwise.h MF_MAX_DIMS
 INT8, FLOAT32, UINT8, INT16, INT32 = DType.INT8, DType.FLOAT32, DType.UINT8, DType.INT16, DType.INT32
 ADDSUB_S8 = {"ADD": "mf_add_s8", "SUB": "mf_sub_s8"}
 BINARY_F32 = {"ADD": "mf_add_f32", "SUB": "mf_sub_f32", "MUL": "mf_mul_f32"}
+_SHORT = {INT8: "s8", INT16: "s16", INT32: "s32"}
+# TFLM quantize_common.cc: the integer pairs its Requantize runs that no byte table covers
+# (runtime_c/src/mf_requantize.c, declared in lower/int16.py)
+REQUANTIZE = {(src, dst): f"mf_requantize_{_SHORT[src]}_{_SHORT[dst]}"
+              for src, dst in ((INT16, INT8), (INT16, INT16), (INT16, INT32), (INT8, INT16), (INT8, INT32),
+                               (INT32, INT8), (INT32, INT16))}
 UNARY_F32 = {"RELU": "mf_relu_f32", "RELU6": "mf_relu6_f32", "LEAKY_RELU": "mf_leaky_relu_f32",
              "HARD_SWISH": "mf_hard_swish_f32", "LOGISTIC": "mf_logistic_f32", "TANH": "mf_tanh_f32"}
 

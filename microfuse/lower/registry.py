@@ -18,6 +18,8 @@ def lowering(kind: str, *dtypes: DType):
     """Decorator: register a lowering for op `kind` when its first input has one of `dtypes`."""
     def register(fn: Lowering) -> Lowering:
         for dt in dtypes:
+            if (kind, dt) in LOWERINGS:  # two families claiming one op: a merge left both
+                raise RuntimeError(f"two lowerings for {kind} {dt}: {LOWERINGS[(kind, dt)].__module__}, {fn.__module__}")
             LOWERINGS[(kind, dt)] = fn
         return fn
     return register

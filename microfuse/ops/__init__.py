@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+from typing import Callable
 
 from ..errors import ModelError, UnsupportedError
-from ..ir import DType, Graph, Inferred, Op, OpAttrs
+from ..ir import DType, Graph, Inferred, Op, OpAttrs, Tensor
 from .registry import REGISTRY, OpDef, Shape, data_input, register  # noqa: F401  (the registry's home)
 
 
@@ -54,13 +55,20 @@ def macs(op: Op) -> int:
     return d.macs(op) if d else 0
 
 
-def problems(op: Op) -> list[str]:
-    """Every reason this op cannot be compiled, as user-facing text (empty: supported)."""
+def problems(op: Op, known: Callable[[Tensor], bool] | None = None, output: bool = False) -> list[str]:
+    """Every reason this op cannot be compiled, as user-facing text (empty: supported). `known`:
+    which tensors are known at compile time (default: constants; check_supported also counts
+    the outputs of ops that fold); `output`: the op writes a graph output (never folded)."""
     d = REGISTRY.get(op.kind)
     if d is None:
         return [f"{op.kind} is not supported; supported ops: `microfuse ops`"]
     first = data_input(op)
-    if first is not None and first.dtype not in d.dtypes:
+    foldable = folds(op, known or (lambda t: t.is_const))
+    folded = foldable and not output
+    if first is not None and not d.dtypes and not folded:
+        why = "it writes a graph output" if foldable else f"input '{first.name}' is computed at run time"
+        return [f"{op.kind} has no kernel and is folded at compile time {d.folds.__doc__} only; {why}"]
+    if first is not None and first.dtype not in d.dtypes and not folded:
         allowed = ", ".join(sorted(str(t) for t in d.dtypes))
         # a float, 16x8 or uint8 model where int8 works: the fix is in the converter, not here
         hint = ("; convert the model with int8 full-integer quantization"
@@ -88,15 +96,30 @@ def _operand_problems(op: Op) -> list[str]:
         return [f"malformed operands ({type(e).__name__}: {e})"]
 
 
+def folds(op: Op, known: Callable[[Tensor], bool]) -> bool:
+    """The op is evaluated at compile time (passes/fold.py), `known` telling which tensors are."""
+    d = REGISTRY.get(op.kind)
+    return d is not None and d.folds is not None and d.folds(op, known)
+
+
 def check_supported(graph: Graph) -> None:
     """Raise one UnsupportedError listing every op that cannot be compiled."""
-    raise_blockers(blockers(graph.ops))
+    raise_blockers(blockers(graph.ops, graph.outputs))
 
 
-def blockers(op_list) -> list[tuple[int, str]]:
-    """(op index, 'op N KIND 'name': reason') for every problem of every op."""
-    return [(op.index, f"op {op.index} {op.kind}" + (f" '{op.name}'" if op.name else "") + f": {msg}")
-            for op in op_list for msg in problems(op)]
+def blockers(op_list, graph_outputs=()) -> list[tuple[int, str]]:
+    """(op index, 'op N KIND 'name': reason') for every problem of every op. An op that folds
+    makes its outputs known at compile time (a Flatten's SHAPE -> STRIDED_SLICE -> PACK)."""
+    known = {id(t) for op in op_list for t in op.inputs if t is not None and t.is_const}
+    outputs = {id(t) for t in graph_outputs}
+    found = []
+    for op in op_list:
+        output = any(id(t) in outputs for t in op.outputs)
+        if not output and folds(op, lambda t: id(t) in known):
+            known.update(id(t) for t in op.outputs)
+        for msg in problems(op, lambda t: id(t) in known, output):
+            found.append((op.index, f"op {op.index} {op.kind}" + (f" '{op.name}'" if op.name else "") + f": {msg}"))
+    return found
 
 
 def raise_blockers(found: list[tuple[int, str]]) -> None:
@@ -117,6 +140,20 @@ def supported_ops() -> list[str]:
 def custom_ops() -> list[str]:
     """The custom ops microfuse compiles (TFLM's signal library), as 'CUSTOM:Name'."""
     return sorted(kind for kind in REGISTRY if kind.startswith("CUSTOM:"))
+
+
+def supported_types(kind: str) -> str:
+    """What `microfuse ops` says an op takes: the input types with a kernel, and when it folds."""
+    d = REGISTRY[kind]
+    if d.listed:
+        return d.listed
+    if d.alias:
+        return "any type (alias, no copy)"
+    types = ", ".join(sorted(str(t) for t in d.dtypes))
+    if d.folds is None:
+        return types
+    folded = f"any type, folded at compile time {d.folds.__doc__}"
+    return f"{types}; {folded}" if types else folded
 
 
 def attr_fields(attrs) -> list[str]:

@@ -76,18 +76,58 @@ def _softmax_shape(op: Op) -> str | None:
     return None
 
 
+def _infer_softmax(op: Op):
+    """int8 input: int8 or int16 output (the file says which); else the input's type."""
+    return [(op.inputs[0].shape, None if op.inputs[0].dtype == DType.INT8 else op.inputs[0].dtype)]
+
+
+def _softmax_types(op: Op) -> str | None:
+    src, dst = op.inputs[0].dtype, op.outputs[0].dtype
+    if src == DType.INT8 and dst not in (DType.INT8, DType.INT16):
+        return f"SOFTMAX from int8 to {dst} is not supported (int8 or int16 output)"
+    return None
+
+
 _INT8_F32 = frozenset({DType.INT8, DType.FLOAT32})
 _BINARY = (_broadcastable, quantized_if_int8, activation_supported)
 _UNARY = (quantized_if_int8,)
 
+_INT16 = frozenset({DType.INT8, DType.INT16, DType.FLOAT32})  # ops with an int16 kernel (lower/int16.py)
+
+
+def _int16_zero_points(op: Op) -> str | None:
+    """TFLM's int16 kernels of MUL, RELU, LOGISTIC, TANH, SOFTMAX need symmetric tensors."""
+    for t in [*op.inputs, *op.outputs]:
+        if t is not None and t.dtype == DType.INT16 and t.quant is not None and any(t.quant.zero_point):
+            return f"int16 tensor '{t.name}' has zero point {t.quant.zero_point[0]}; TFLM's int16 {op.kind} needs 0"
+    return None
+
+
+def _int16_sigmoid_scales(op: Op) -> str | None:
+    """TFLM's int16 LOGISTIC / TANH: output scale 2^-15, input scale small enough for its 16-bit
+    input multiplier (scale * 3 * 4096 <= 32767)."""
+    x, y = op.inputs[0], op.outputs[0]
+    if x.dtype != DType.INT16 or x.quant is None or y.quant is None:
+        return None
+    if abs(y.quant.scale[0] * 2 ** 15 - 1) > 1e-3:
+        return f"int16 {op.kind} needs output scale 2^-15 (1/32768), got {y.quant.scale[0]:g}"
+    if x.quant.scale[0] * 3 * 4096 > 32767:
+        return f"int16 {op.kind} input scale {x.quant.scale[0]:g} is above TFLM's limit 32767/12288"
+    return None
+
+
 register(
-    OpDef("ADD", ActivationAttrs, _infer_binary, _BINARY),
-    OpDef("SUB", ActivationAttrs, _infer_binary, _BINARY),
-    OpDef("MUL", ActivationAttrs, _infer_binary, _BINARY),
+    OpDef("ADD", ActivationAttrs, _infer_binary, _BINARY, dtypes=_INT16),
+    OpDef("SUB", ActivationAttrs, _infer_binary, _BINARY, dtypes=_INT16),
+    OpDef("MUL", ActivationAttrs, _infer_binary, (*_BINARY, _int16_zero_points), dtypes=_INT16),
     *(OpDef(kind, None, _infer_binary, (_broadcastable, quantized_if_int8)) for kind in ("MAXIMUM", "MINIMUM")),
-    *(OpDef(kind, None, _infer_same, _UNARY) for kind in ("RELU", "RELU6", "LOGISTIC", "TANH", "HARD_SWISH")),
-    OpDef("LEAKY_RELU", LeakyReluAttrs, _infer_same, _UNARY),
-    OpDef("SOFTMAX", SoftmaxAttrs, _infer_same, (*_UNARY, _softmax_shape)),
+    OpDef("RELU", None, _infer_same, (*_UNARY, _int16_zero_points), dtypes=_INT16),
+    OpDef("RELU6", None, _infer_same, _UNARY, dtypes=_INT16),
+    *(OpDef(kind, None, _infer_same, (*_UNARY, _int16_zero_points, _int16_sigmoid_scales), dtypes=_INT16)
+      for kind in ("LOGISTIC", "TANH")),
+    OpDef("HARD_SWISH", None, _infer_same, _UNARY),
+    OpDef("LEAKY_RELU", LeakyReluAttrs, _infer_same, _UNARY, dtypes=_INT16),
+    OpDef("SOFTMAX", SoftmaxAttrs, _infer_softmax, (*_UNARY, _softmax_shape, _softmax_types), dtypes=_INT16),
     OpDef("QUANTIZE", NoAttrs, _infer_quantize, (_quantize_types, quantized_if_int8),
           dtypes=frozenset(src for src, _ in QUANTIZE_TYPES)),
     OpDef("DEQUANTIZE", NoAttrs, _infer_quantize, (_dequantize_types, quantized_if_int8),

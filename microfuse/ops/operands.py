@@ -69,6 +69,9 @@ _WEIGHTS = {DType.INT8: {DType.INT8}, DType.INT16: {DType.INT8},
 _BIAS = {DType.INT8: {DType.INT32}, DType.INT16: {DType.INT64, DType.INT32}, DType.FLOAT32: {DType.FLOAT32}}
 
 
+_RETYPING = {("SOFTMAX", DType.INT8, DType.INT16)}  # ops whose output type may differ from the input's
+
+
 def _dtype_ok(t: Tensor, want: str | None, data: DType) -> bool:
     if want is None:
         return True
@@ -116,7 +119,7 @@ def wiring(op: Op) -> list[str]:
     roles = [*spec.inputs, *[spec.inputs[-1]] * more]
     found = [m for i, s in enumerate(roles) if (m := _operand(op, i, s, data))]
     out = op.outputs[0]
-    if op.kind != "MEAN" and not op.fused and out.dtype != data:
+    if op.kind != "MEAN" and not op.fused and out.dtype != data and (op.kind, data, out.dtype) not in _RETYPING:
         found.append(f"output '{out.name}' has type {out.dtype}, the input {data}")
     return found
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from ..ir import DType, Inferred, Op
+from ..ir import DType, Inferred, Op, Tensor
 
 Shape = tuple[int, ...]
 
@@ -19,10 +19,16 @@ class OpDef:
     infer: Callable[[Op], Inferred]
     constraints: tuple[Callable[[Op], str | None], ...] = ()  # each returns a failure text or None
     macs: Callable[[Op], int] = lambda op: 0
-    dtypes: frozenset[DType] = frozenset({DType.INT8, DType.FLOAT32})  # of the first input
+    # types of the first input with a kernel (tests/unit/test_op_types.py: exactly the lowering
+    # registry's); alias ops: every type
+    dtypes: frozenset[DType] = frozenset({DType.INT8, DType.FLOAT32})
     alias: bool = False  # output shares the input's buffer (RESHAPE family): no kernel, no copy
     listed: str = ""  # what `microfuse ops` shows when the first input's types say too little
     data: int = 0  # the input whose type is the op's (TRANSPOSE_CONV: 2, after shape and filter)
+    # evaluated at compile time (passes/fold.py) when this holds of the op and a test of which
+    # tensors are known at compile time, whatever the types; its docstring is what `microfuse
+    # ops` says about it
+    folds: Callable[[Op, Callable[[Tensor], bool]], bool] | None = None
 
 
 REGISTRY: dict[str, OpDef] = {}

@@ -166,6 +166,16 @@ def _infer_b2s(op: Op):
              op.inputs[0].dtype)]
 
 
+def _always(op: Op, known) -> bool:
+    """(shapes are static)"""
+    return True
+
+
+def _constant_inputs(op: Op, known) -> bool:
+    """on constant inputs"""
+    return all(t is None or known(t) for t in op.inputs)
+
+
 def _rank4(op: Op) -> str | None:
     return None if len(op.inputs[0].shape) == 4 else "only 4-D NHWC input is supported"
 
@@ -181,9 +191,10 @@ register(
     OpDef("RESHAPE", ReshapeAttrs, _infer_reshape, (_same_elements,), dtypes=ANY, alias=True),
     OpDef("SQUEEZE", SqueezeAttrs, _infer_squeeze, (_same_elements,), dtypes=ANY, alias=True),
     OpDef("EXPAND_DIMS", NoAttrs, _infer_expand, (const_input(1, "axis"), _same_elements), dtypes=ANY, alias=True),
-    OpDef("SHAPE", ShapeAttrs, _infer_shape, (), dtypes=ANY),
-    OpDef("STRIDED_SLICE", StridedSliceAttrs, _infer_strided_slice, (_slice_masks,), dtypes=ANY),
-    OpDef("PACK", PackAttrs, _infer_pack, (), dtypes=ANY),
+    OpDef("SHAPE", ShapeAttrs, _infer_shape, (), dtypes=frozenset(), folds=_always),
+    OpDef("STRIDED_SLICE", StridedSliceAttrs, _infer_strided_slice, (_slice_masks,), dtypes=ANY,
+          folds=_constant_inputs),
+    OpDef("PACK", PackAttrs, _infer_pack, (), dtypes=ANY, folds=_constant_inputs),
     OpDef("CONCATENATION", ConcatAttrs, _infer_concat, (_concat_compatible, quantized_if_int8), dtypes=COPIED),
     OpDef("PAD", NoAttrs, _infer_pad, (const_input(1, "paddings"), _pad_shape, quantized_if_int8), dtypes=COPIED),
     OpDef("MEAN", ReducerAttrs, _infer_mean, (const_input(1, "axes"), quantized_if_int8),
