@@ -10,7 +10,6 @@ import pytest
 
 from microfuse import ops
 from microfuse.ir import DType, Graph, Op, Quant, Tensor
-from microfuse.lower import rnn as lower_rnn
 from microfuse.lower.rnn import GATE_SCALE
 from microfuse.ops.rnn import CELL, GATES, HIDDEN, INPUT, LstmAttrs
 from microfuse.testing.ptq import f32
