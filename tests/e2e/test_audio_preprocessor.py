@@ -131,3 +131,12 @@ def test_front_end_has_a_stack_bound_on_m4(tmp_path):
     path.write_bytes(writer.write(FRONT()))
     compiled = build_with_firmware(path, tmp_path / "out", Options(name="front", core="cortex-m4"))
     assert len(compiled.calls) == 4
+
+
+def test_run_takes_a_sequence_and_runs_it_as_one_stream(tmp_path):
+    from microfuse.session import run_once
+    xs = np.stack([s[0] for s in audio_frames(np.random.default_rng(142), 21)])
+    np.save(tmp_path / "seq.npy", xs)
+    outputs, _ = run_once(str(PATH), "host", str(tmp_path / "seq.npy"))
+    want = sequences.tflm(PATH.read_bytes(), [[x] for x in xs])
+    assert outputs[0].shape == (21, 40) and np.array_equal(outputs[0], np.stack([w[0] for w in want]))

@@ -85,3 +85,11 @@ def test_num_channels_must_match_the_input():
     g.ops[0] = Op(op.kind, op.inputs, op.outputs, replace(op.attrs, num_channels=n + 1), name="ss", index=0)
     with pytest.raises(MicrofuseError, match=f"num_channels {n + 1} must equal the input's {n}"):
         compile_model(writer.write(g))
+
+
+def test_only_ops_that_keep_state_ask_for_it():
+    from microfuse import ops
+    g, _ = case(np.random.default_rng(7))
+    compiled = compile_model(writer.write(g))
+    assert ops.REGISTRY[f"CUSTOM:{KIND}"].keeps_state and ops.stateful(g)
+    assert all(bool(c.state) == ops.REGISTRY[c.op.kind].keeps_state for c in compiled.calls)
