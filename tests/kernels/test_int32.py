@@ -49,3 +49,19 @@ def test_a_constant_operand_uses_the_k_kernel():
     call = lower(single("MUL", [b, a], tensor("o", (2, 3), I32), ActivationAttrs("RELU6")).ops[0])
     assert call.kernel == "mf_mul_i32_k" and call.inputs == [a] and call.params["constant_index"] == 0
     assert (call.params["q_min"], call.params["q_max"]) == (0, 6)
+
+
+def test_concatenation_and_pack_with_constant_pieces_match_tflm():
+    """The front end pads its spectrum with constant zeros: constant pieces are read from flash."""
+    from tests.kernels.test_movement import _one, check, concat_case, pack_case
+
+    def with_constants(graph_case, rng):
+        op = graph_case[0].ops[0]
+        pieces = list(op.inputs)
+        for k in rng.choice(len(pieces), size=int(rng.integers(1, len(pieces))), replace=False):
+            pieces[k].data = inputs.random(pieces[k], rng)  # some, never all: those fold
+        return _one(op.kind, pieces, op.attrs)
+    rng = np.random.default_rng(1430)
+    made = [concat_case(rng, dtype) for dtype in (DType.INT16, I32) * case_count(4, 15)]
+    made += [pack_case(rng, I32) for _ in range(case_count(6, 20))]
+    check([with_constants(c, rng) for c in made if len(c[0].ops[0].inputs) > 1], rng)
