@@ -104,7 +104,8 @@ def _plan(graph: Graph, calls: dict[int, lowering.Call], limit: int | None = Non
     return plan.plan(graph, arena_limit=limit,
                      scratch=lambda op: calls[id(op)].scratch if id(op) in calls else 0,
                      allow_backward=lambda op: id(op) in calls and calls[id(op)].reversible,
-                     access=lambda op: calls[id(op)].spec.access if id(op) in calls else None)
+                     access=lambda op: calls[id(op)].spec.access if id(op) in calls else None,
+                     own_state=lambda op: calls[id(op)].state if id(op) in calls else 0)
 
 
 def _choose_kernels(graph: Graph, lowerer: Lowerer) -> dict[int, lowering.Call]:

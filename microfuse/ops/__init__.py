@@ -102,6 +102,11 @@ def folds(op: Op, known: Callable[[Tensor], bool]) -> bool:
     return d is not None and d.folds is not None and d.folds(op, known)
 
 
+def stateful(graph: Graph) -> bool:
+    """Whether invokes of the graph form a stream: it has state tensors or an op that keeps state."""
+    return bool(graph.state()) or any(op.kind in REGISTRY and REGISTRY[op.kind].keeps_state for op in graph.ops)
+
+
 def check_supported(graph: Graph) -> None:
     """Raise one UnsupportedError listing every op that cannot be compiled."""
     raise_blockers(blockers(graph.ops, graph.outputs))
