@@ -147,6 +147,15 @@ def custom_ops() -> list[str]:
     return sorted(kind for kind in REGISTRY if kind.startswith("CUSTOM:"))
 
 
+def tflm_coverage() -> str:
+    """One line: how many of TFLM's registered builtins microfuse compiles, and which it does not."""
+    from .tflm import TFLM_BUILTINS
+
+    left = sorted(TFLM_BUILTINS - set(supported_ops()))
+    line = f"{len(TFLM_BUILTINS) - len(left)} of the {len(TFLM_BUILTINS)} builtins TFLite Micro's op resolver registers"
+    return line + (f" (not: {', '.join(left)})" if left else " (all)") + f", and {len(custom_ops())} of its custom ops"
+
+
 def supported_types(kind: str) -> str:
     """What `microfuse ops` says an op takes: the input types with a kernel, and when it folds."""
     d = REGISTRY[kind]
