@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..ir import DType, Op, Tensor
 
 
@@ -116,3 +118,26 @@ def activation_supported(op: Op) -> str | None:
 
 def per_tensor(t: Tensor | None) -> bool:
     return t is not None and t.quant is not None and len(t.quant.scale) == 1
+
+
+INT32_MAX = 2**31 - 1
+# the weight axes one output channel sums over (CONV_2D [O,H,W,I], DEPTHWISE [1,H,W,O], FC [O,I])
+_SUM_AXES = {"CONV_2D": (1, 2, 3), "DEPTHWISE_CONV_2D": (0, 1, 2), "FULLY_CONNECTED": (1,)}
+
+
+def accumulator_fits(op: Op) -> str | None:
+    """int8 kernels accumulate bias + sum(w * (x - zero point)) in int32, as TFLM does; where the
+    constants let that sum pass int32 TFLM's arithmetic is undefined, so the model is refused."""
+    x, w = op.inputs[0], op.inputs[1]
+    if x.dtype != DType.INT8 or w is None or w.data is None or x.quant is None:
+        return None
+    zp = int(x.quant.zero_point[0])
+    reach = np.abs(np.asarray(w.data, np.int64)).sum(axis=_SUM_AXES[op.kind]).reshape(-1) * max(127 - zp, zp + 128)
+    b = op.inputs[2] if len(op.inputs) > 2 else None
+    if b is not None and b.data is not None and np.asarray(b.data).size == reach.size:
+        reach = reach + np.abs(np.asarray(b.data, np.int64)).reshape(-1)
+    c = int(np.argmax(reach))
+    if reach[c] <= INT32_MAX:
+        return None
+    return (f"its int32 accumulator can overflow: bias and weights of output channel {c} reach "
+            f"{int(reach[c]):,} (> {INT32_MAX:,}), where TFLM's arithmetic is undefined")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..ir import DType, Op
 from .registry import OpDef, register
 from .attrs import ConvAttrs, DepthwiseAttrs
-from .common import activation_supported, const_input, quantized_if_int8, rank, symmetric_if_int16, window_out
+from .common import accumulator_fits, activation_supported, const_input, quantized_if_int8, rank, symmetric_if_int16, window_out
 
 
 def _out_hw(op: Op, kh: int, kw: int) -> tuple[int, int]:
@@ -85,7 +85,7 @@ def not_hybrid(op: Op) -> str | None:
 
 
 _COMMON = (rank(4, 0), rank(4, 1), const_input(1, "filter"), not_hybrid, _bias, _geometry,
-           quantized_if_int8, symmetric_if_int16, activation_supported)
+           quantized_if_int8, symmetric_if_int16, activation_supported, accumulator_fits)
 DTYPES = frozenset({DType.INT8, DType.INT16, DType.FLOAT32})
 
 register(

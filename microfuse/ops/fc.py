@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..ir import DType, Op
 from .registry import OpDef, register
 from .attrs import FullyConnectedAttrs
-from .common import activation_supported, const_input, quantized_if_int8, rank, symmetric_if_int16
+from .common import accumulator_fits, activation_supported, const_input, quantized_if_int8, rank, symmetric_if_int16
 from .conv import BIAS_TYPES, DTYPES, not_hybrid
 
 
@@ -51,4 +51,4 @@ def _bias(op: Op) -> str | None:
 
 register(OpDef("FULLY_CONNECTED", FullyConnectedAttrs, _infer,
                (rank(2, 1), const_input(1, "weights"), not_hybrid, _depth, _format, _bias,
-                quantized_if_int8, symmetric_if_int16, activation_supported), _macs, DTYPES))
+                quantized_if_int8, symmetric_if_int16, activation_supported, accumulator_fits), _macs, DTYPES))

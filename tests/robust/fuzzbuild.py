@@ -210,7 +210,7 @@ def campaign(kind: str, seed: int, n: int, sanitize_every: int, corpus: Corpus |
         for case in range(n):
             data = byte_case(corpus, rng, case) if kind == "byte" else semantic_case(corpus, rng, case)
             out = work / "out"
-            start = time.perf_counter()
+            start, elapsed = time.perf_counter(), None
             try:
                 result, compiled = run_case(data, out)
                 elapsed = time.perf_counter() - start  # the build alone: the sanitizer compile is slow
@@ -227,7 +227,8 @@ def campaign(kind: str, seed: int, n: int, sanitize_every: int, corpus: Corpus |
                 if stop:
                     raise AssertionError(bug) from e
                 outcomes.setdefault("bugs", []).append(bug)
-                result, elapsed = "BUG", time.perf_counter() - start
+                result = "BUG"
+                elapsed = time.perf_counter() - start if elapsed is None else elapsed  # a sanitizer finding is no hang
             if elapsed >= max_seconds:
                 hang = f"{kind} seed {seed} case {case} took {elapsed:.1f} s (a hang?)"
                 assert not stop, hang

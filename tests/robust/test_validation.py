@@ -68,6 +68,30 @@ def test_mul_multiplier_that_overflows_int32_is_refused():
     _refused(g, "multiplier", "MUL")
 
 
+@pytest.mark.parametrize("kind", ["fc", "conv"])
+def test_a_bias_that_can_overflow_the_int32_accumulator_is_refused(kind):
+    """Found by the fuzz campaign: a bias near INT32_MAX made the conv kernel's sum overflow
+    (UBSan: signed integer overflow); TFLM's arithmetic is undefined there too."""
+    g = _int8(kind)
+    b = g.ops[0].inputs[2]
+    b.data = np.full(np.asarray(b.data).shape, 2**31 - 100, np.int32)
+    _refused(g, "int32 accumulator can overflow", "output channel 0", g.ops[0].kind)
+
+
+def test_the_largest_bias_that_cannot_overflow_is_accepted():
+    from microfuse.ops.common import accumulator_fits
+
+    g = _int8("conv")
+    op = g.ops[0]
+    assert accumulator_fits(op) is None
+    zp = int(op.inputs[0].quant.zero_point[0])
+    reach = int(np.abs(np.asarray(op.inputs[1].data, np.int64)).sum(axis=(1, 2, 3)).max()) * max(127 - zp, zp + 128)
+    op.inputs[2].data = np.full(np.asarray(op.inputs[2].data).shape, 2**31 - 1 - reach, np.int32)
+    assert accumulator_fits(op) is None
+    op.inputs[2].data = op.inputs[2].data + 1
+    assert "overflow" in accumulator_fits(op)
+
+
 def test_bias_of_the_wrong_length_is_refused():
     g = _int8("conv")
     op = g.ops[0]
