@@ -95,7 +95,7 @@ def _state(res: Resources, key: Key, like: Tensor, where: str) -> Tensor:
 def _run_once(reader, table, where: str) -> None:
     """Read the CALL_ONCE subgraph: VAR_HANDLE and ASSIGN_VARIABLE of constants only."""
     res: Resources = reader.state
-    sub = int(reader.attrs("CALL_ONCE", table, where).options["init_subgraph_index"])
+    sub = int(reader.attrs("CALL_ONCE", table, where).init_subgraph_index)
     if not 0 < sub < reader.n_subgraphs:
         raise ModelError(f"{where}: init subgraph {sub} out of range ({reader.n_subgraphs} subgraphs)")
     saved = reader.tensor_tables, reader._tensors
