@@ -121,8 +121,8 @@ def _describe(call: Call, places: Places) -> str:
 
 
 def _view(i: int, call: Call, offsets: "Places", scratch_offset: int | None,
-          backward: bool) -> _CallView:
-    prefix = f"call{i}"
+          backward: bool, kind: str = "call") -> _CallView:
+    prefix = f"{kind}{i}"
     arrays, fields = [], []
     params = {**call.params, call.reverse_key: 1} if backward else call.params  # the plan's direction
     for key, value in params.items():
@@ -182,17 +182,19 @@ def emit(compiled, out: Path) -> None:
     views = [_view(i, c, places, scratch.get(id(c.op)), c.op in plan.backward)
              for i, c in enumerate(compiled.calls)]
     graph = compiled.graph
+    init_views = _init_views(compiled)
     context = dict(
         name=name, N=name.upper(), banner=banner(compiled), command=compiled.options.command,
-        align=plan.align, arena_bytes=plan.arena_bytes, calls=views,
+        align=plan.align, arena_bytes=plan.arena_bytes, calls=views, init_calls=init_views,
         state_bytes=plan.state_bytes, state=_state_views(graph, plan),
         summary=(f"{len(compiled.source.ops)} source ops -> {len(compiled.calls)} kernel calls, "
                  f"arena {plan.arena_bytes} bytes (whole-tensor lower bound {plan.lower_bound_bytes})"),
         inputs=[_IO("INPUT", i, t, offsets[t]) for i, t in enumerate(graph.inputs)],
         outputs=[_IO("OUTPUT", i, t, offsets[t]) for i, t in enumerate(graph.outputs)],
-        runtime=runtime_files(compiled.calls), version=__version__,
+        runtime=runtime_files([*compiled.calls, *(compiled.init.calls if compiled.init else [])]),
+        version=__version__,
         model_file=Path(compiled.model_path).name or "a graph",
-        needs_math=any("NAN" in a.body or "INFINITY" in a.body for v in views for a in v.arrays),
+        needs_math=any("NAN" in a.body or "INFINITY" in a.body for v in views + init_views for a in v.arrays),
     )
     (out / "zephyr").mkdir(exist_ok=True)
     for template, target in (("model.h.j2", f"{name}.h"), ("model.c.j2", f"{name}.c"), *PACKAGES):
@@ -200,6 +202,20 @@ def emit(compiled, out: Path) -> None:
     _copy_runtime(context["runtime"], out)
     copied = [p.read_text() for p in sorted(out.glob("mf_*.[ch]")) if p.name != symbols.CONFIG]
     (out / symbols.CONFIG).write_text(symbols.config_header(name, banner(compiled), symbols.runtime_symbols(copied)))
+
+
+def _init_views(compiled) -> list[_CallView]:
+    """The CALL_ONCE subgraph's calls: its own plan's offsets past `base`, the main plan's state."""
+    init = compiled.init
+    if init is None:
+        return []
+    places = Places(init.plan)
+    places.clear()
+    places.update({t: ("arena", init.base + o) for t, o in init.plan.offsets.items()})
+    places.update({t: ("state", o) for t, o in compiled.plan.state_offsets.items()})
+    scratch = {id(op): init.base + off for op, (off, _) in init.plan.scratch.items()}
+    return [_view(i, c, places, scratch.get(id(c.op)), c.op in init.plan.backward, kind="init")
+            for i, c in enumerate(init.calls)]
 
 
 @dataclass
