@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import jinja2
@@ -89,6 +89,8 @@ class _CallView:
     args: list[str]
     trace: str
     comment: str
+    code: str = ""  # control flow (IF): C statements in place of one kernel call
+    nested: list = field(default_factory=list)  # the branches' calls, defined beside the others
 
 
 class Places(dict):
@@ -123,6 +125,8 @@ def _describe(call: Call, places: Places) -> str:
 def _view(i: int, call: Call, offsets: "Places", scratch_offset: int | None,
           backward: bool, kind: str = "call") -> _CallView:
     prefix = f"{kind}{i}"
+    if call.branches:
+        return _if_view(prefix, call, offsets, scratch_offset)
     arrays, fields = [], []
     params = {**call.params, call.reverse_key: 1} if backward else call.params  # the plan's direction
     for key, value in params.items():
@@ -141,6 +145,33 @@ def _view(i: int, call: Call, offsets: "Places", scratch_offset: int | None,
     trace = f"{offsets.address(out)}, {out.nbytes}u"
     return _CallView(prefix, call.kernel, call.params_type, fields, arrays, args, trace,
                      _describe(call, offsets))
+
+
+def _if_view(prefix: str, call: Call, offsets: "Places", base: int) -> _CallView:
+    """IF as TFLM runs it: the operands copied into the chosen branch's inputs, its calls, its
+    outputs copied out. Each branch's tensors sit at its own plan's offsets past `base` (the
+    IF call's scratch)."""
+    cond, operands = call.inputs[0], call.inputs[1:]
+    nested, blocks = [], []
+    for name, b in zip(("then", "else"), call.branches):
+        inner = Places(b.plan)
+        inner.clear()
+        inner.update({t: ("arena", base + o) for t, o in b.plan.offsets.items()})
+        scratch = {id(op): base + off for op, (off, _) in b.plan.scratch.items()}
+        views = [_view(j, c, inner, scratch.get(id(c.op)), c.op in b.plan.backward, kind=f"{prefix}_{name}")
+                 for j, c in enumerate(b.calls)]
+        nested += [n for v in views for n in [v, *v.nested]]
+        lines = [f"memcpy({inner.address(t)}, {offsets.address(o)}, {t.nbytes}u);"
+                 for o, t in zip(operands, b.graph.inputs)]
+        lines += [v.code or f"{v.kernel}(&{v.prefix}_params, {', '.join(v.args)});" for v in views]
+        lines += [f"memcpy({offsets.address(o)}, {inner.address(t)}, {t.nbytes}u);"
+                  for o, t in zip(call.outputs, b.graph.outputs)]
+        blocks.append("\n".join("        " + line for line in "\n".join(lines).splitlines()))
+    code = (f"if (*(const uint8_t *)({offsets.address(cond)}) != 0) {{ /* then */\n{blocks[0]}\n"
+            f"    }} else {{\n{blocks[1]}\n    }}")
+    out = call.outputs[0]
+    return _CallView(prefix, call.kernel, "", [], [], [], f"{offsets.address(out)}, {out.nbytes}u",
+                     _describe(call, offsets), code=code, nested=nested)
 
 
 @dataclass
@@ -164,8 +195,10 @@ class _IO:
 
 
 def runtime_files(calls: list[Call]) -> list[str]:
-    """The runtime_c sources the calls need, sorted, each once."""
-    return sorted({*ALWAYS_FILES, *(f for c in calls for f in c.files)})
+    """The runtime_c sources the calls need (an IF's branches' too), sorted, each once."""
+    inner = [c for call in calls for b in call.branches for c in b.calls]
+    nested = runtime_files(inner) if inner else []
+    return sorted({*ALWAYS_FILES, *(f for c in calls for f in c.files), *nested})
 
 
 def banner(compiled) -> str:
@@ -183,9 +216,12 @@ def emit(compiled, out: Path) -> None:
              for i, c in enumerate(compiled.calls)]
     graph = compiled.graph
     init_views = _init_views(compiled)
+    defined = [d for v in views + init_views for d in [v, *v.nested] if not d.code]  # static params
     context = dict(
         name=name, N=name.upper(), banner=banner(compiled), command=compiled.options.command,
         align=plan.align, arena_bytes=plan.arena_bytes, calls=views, init_calls=init_views,
+        defined=defined,
+        needs_string=bool(_state_views(graph, plan)) or any(v.code for v in views + init_views),
         state_bytes=plan.state_bytes, state=_state_views(graph, plan),
         summary=(f"{len(compiled.source.ops)} source ops -> {len(compiled.calls)} kernel calls, "
                  f"arena {plan.arena_bytes} bytes (whole-tensor lower bound {plan.lower_bound_bytes})"),
@@ -194,7 +230,7 @@ def emit(compiled, out: Path) -> None:
         runtime=runtime_files([*compiled.calls, *(compiled.init.calls if compiled.init else [])]),
         version=__version__,
         model_file=Path(compiled.model_path).name or "a graph",
-        needs_math=any("NAN" in a.body or "INFINITY" in a.body for v in views + init_views for a in v.arrays),
+        needs_math=any("NAN" in a.body or "INFINITY" in a.body for v in defined for a in v.arrays),
     )
     (out / "zephyr").mkdir(exist_ok=True)
     for template, target in (("model.h.j2", f"{name}.h"), ("model.c.j2", f"{name}.c"), *PACKAGES):

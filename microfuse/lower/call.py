@@ -37,6 +37,7 @@ class Call:
     scratch: int = 0
     notes: list[str] = field(default_factory=list)
     op: Op | None = None
+    branches: list = field(default_factory=list)  # IF: a Branch per subgraph (lower/control.py)
 
     @property
     def kernel(self) -> str:

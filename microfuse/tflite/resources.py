@@ -43,6 +43,9 @@ def operator(reader, index: int, kind: str, table, where: str) -> Op | None:
     if kind == "CALL_ONCE":
         _run_once(reader, table, where)
         return None
+    if kind == "IF" and not res.subgraph:
+        from .subgraphs import if_op
+        return if_op(reader, index, table, where)
     if kind in _SUBGRAPH_FIELDS or kind == "CALL":
         raise UnsupportedError(f"{where}: {kind} runs other subgraphs at every invoke; microfuse runs "
                                "only CALL_ONCE initializers that assign constants to resource variables")

@@ -1,0 +1,57 @@
+"""Lowering of IF: each branch subgraph is lowered and planned on its own, and runs in the IF
+call's scratch (the planner keeps it clear of every tensor alive at that step; the branches
+never run at once, so they share it). The emitter writes the C: copy the operands into the
+chosen branch's inputs, run its calls, copy its outputs out (TFLM's if.cc does the same)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..ir import DType, Graph, Op
+from .call import Call
+from .kernels import KernelSpec
+from .registry import lowering
+
+
+@dataclass(frozen=True)
+class ControlSpec(KernelSpec):
+    """Control flow: emitted as C statements (emit/c.py), no runtime_c kernel of its own."""
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        return ()
+
+    @property
+    def code_bytes(self) -> int:
+        return 0
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        return ()
+
+
+IF_SPEC = ControlSpec("mf_if", "", "")
+
+
+@dataclass(eq=False)
+class Branch:
+    graph: Graph
+    calls: list[Call]  # in the plan's order
+    plan: object  # plan.Plan of the branch alone (offsets from the IF call's scratch)
+
+
+def branch(graph: Graph, lw) -> Branch:
+    from ..pipeline import _lower_all, _plan
+
+    calls = _lower_all(graph, lw)
+    own = _plan(graph, calls)
+    return Branch(graph, [calls[id(op)] for op in own.order if id(op) in calls], own)
+
+
+@lowering("IF", DType.BOOL)
+def lower_if(op: Op, lw) -> Call:
+    branches = [branch(g, lw) for g in op.attrs.branches]
+    call = Call(IF_SPEC, {}, list(op.inputs), list(op.outputs), [op],
+                scratch=max(b.plan.arena_bytes for b in branches))
+    call.branches = branches
+    return call
