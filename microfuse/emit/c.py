@@ -117,7 +117,7 @@ def _describe(call: Call, places: Places) -> str:
     ops = call.sources
     first = ops[0]
     idx = ",".join(str(op.index) for op in ops)
-    ins = " ".join(places.label(t) for t in call.inputs)
+    ins = " ".join(places.label(t) if t in places else "const" for t in call.inputs)  # WHILE takes constants
     outs = " ".join(places.label(t) for t in call.outputs)
     return f"op {idx} {call.label} '{first.name}' {ins} -> {outs}"  # the template escapes it
 
@@ -126,7 +126,7 @@ def _view(i: int, call: Call, offsets: "Places", scratch_offset: int | None,
           backward: bool, kind: str = "call") -> _CallView:
     prefix = f"{kind}{i}"
     if call.branches:
-        return _if_view(prefix, call, offsets, scratch_offset)
+        return _control_view(prefix, call, offsets, scratch_offset)
     arrays, fields = [], []
     params = {**call.params, call.reverse_key: 1} if backward else call.params  # the plan's direction
     for key, value in params.items():
@@ -147,13 +147,13 @@ def _view(i: int, call: Call, offsets: "Places", scratch_offset: int | None,
                      _describe(call, offsets))
 
 
-def _if_view(prefix: str, call: Call, offsets: "Places", base: int) -> _CallView:
-    """IF as TFLM runs it: the operands copied into the chosen branch's inputs, its calls, its
-    outputs copied out. Each branch's tensors sit at its own plan's offsets past `base` (the
-    IF call's scratch)."""
-    cond, operands = call.inputs[0], call.inputs[1:]
-    nested, blocks = [], []
-    for name, b in zip(("then", "else"), call.branches):
+def _control_view(prefix: str, call: Call, offsets: "Places", base: int) -> _CallView:
+    """IF or WHILE as TFLM runs them (if.cc, while.cc): copies between the op's tensors and a
+    subgraph's inputs and outputs around the subgraph's calls. Both subgraphs' tensors sit at
+    their own plans' offsets past `base` (the op's scratch: they never run at once). A constant
+    operand is copied from flash."""
+    arrays, nested, places, runs = [], [], [], []
+    for name, b in zip(("then", "else") if call.kernel == "mf_if" else ("cond", "body"), call.branches):
         inner = Places(b.plan)
         inner.clear()
         inner.update({t: ("arena", base + o) for t, o in b.plan.offsets.items()})
@@ -161,17 +161,45 @@ def _if_view(prefix: str, call: Call, offsets: "Places", base: int) -> _CallView
         views = [_view(j, c, inner, scratch.get(id(c.op)), c.op in b.plan.backward, kind=f"{prefix}_{name}")
                  for j, c in enumerate(b.calls)]
         nested += [n for v in views for n in [v, *v.nested]]
-        lines = [f"memcpy({inner.address(t)}, {offsets.address(o)}, {t.nbytes}u);"
-                 for o, t in zip(operands, b.graph.inputs)]
-        lines += [v.code or f"{v.kernel}(&{v.prefix}_params, {', '.join(v.args)});" for v in views]
-        lines += [f"memcpy({offsets.address(o)}, {inner.address(t)}, {t.nbytes}u);"
-                  for o, t in zip(call.outputs, b.graph.outputs)]
-        blocks.append("\n".join("        " + line for line in "\n".join(lines).splitlines()))
-    code = (f"if (*(const uint8_t *)({offsets.address(cond)}) != 0) {{ /* then */\n{blocks[0]}\n"
-            f"    }} else {{\n{blocks[1]}\n    }}")
+        places.append(inner)
+        runs.append([v.code or f"{v.kernel}(&{v.prefix}_params, {', '.join(v.args)});" for v in views])
+
+    consts: dict[int, str] = {}
+
+    def at(t: Tensor, where: "Places") -> str:
+        if t in where or not t.is_const:
+            return where.address(t)
+        if id(t) not in consts:
+            consts[id(t)] = cname = f"{prefix}_const{len(arrays)}"
+            raw = np.ascontiguousarray(np.asarray(t.data, t.dtype.np)).view(np.uint8).reshape(-1)
+            arrays.append(_Array(cname, "uint8_t", max(1, raw.size), c_array_body(raw)))
+        return consts[id(t)]
+
+    def copy(dst, dst_at, src, src_at) -> list[str]:
+        return [f"memcpy({at(d, dst_at)}, {at(s, src_at)}, {d.nbytes}u);" for d, s in zip(dst, src)]
+
+    (g0, g1), (p0, p1), (r0, r1) = [b.graph for b in call.branches], places, runs
+    if call.kernel == "mf_if":
+        operands = call.inputs[1:]
+        code = [f"if (*(const uint8_t *)({offsets.address(call.inputs[0])}) != 0) {{ /* then */",
+                *_indent(copy(g0.inputs, p0, operands, offsets) + r0 + copy(call.outputs, offsets, g0.outputs, p0)),
+                "} else {",
+                *_indent(copy(g1.inputs, p1, operands, offsets) + r1 + copy(call.outputs, offsets, g1.outputs, p1)),
+                "}"]
+    else:  # the cond runs on the inputs, then body and cond on the outputs while it says so
+        outs, test = call.outputs, f"*(const uint8_t *)({p0.address(g0.outputs[0])}) != 0"
+        code = [*copy(g0.inputs, p0, call.inputs, offsets), *copy(outs, offsets, call.inputs, offsets), *r0,
+                f"while ({test}) {{",
+                *_indent(copy(g1.inputs, p1, outs, offsets) + r1 + copy(outs, offsets, g1.outputs, p1)
+                         + copy(g0.inputs, p0, outs, offsets) + r0),
+                "}"]
     out = call.outputs[0]
-    return _CallView(prefix, call.kernel, "", [], [], [], f"{offsets.address(out)}, {out.nbytes}u",
-                     _describe(call, offsets), code=code, nested=nested)
+    return _CallView(prefix, call.kernel, "", [], arrays, [], f"{offsets.address(out)}, {out.nbytes}u",
+                     _describe(call, offsets), code="\n    ".join(code), nested=nested)
+
+
+def _indent(lines: list[str]) -> list[str]:
+    return ["    " + line for line in lines]
 
 
 @dataclass
@@ -216,7 +244,7 @@ def emit(compiled, out: Path) -> None:
              for i, c in enumerate(compiled.calls)]
     graph = compiled.graph
     init_views = _init_views(compiled)
-    defined = [d for v in views + init_views for d in [v, *v.nested] if not d.code]  # static params
+    defined = [d for v in views + init_views for d in [v, *v.nested] if d.arrays or not d.code]  # static data
     context = dict(
         name=name, N=name.upper(), banner=banner(compiled), command=compiled.options.command,
         align=plan.align, arena_bytes=plan.arena_bytes, calls=views, init_calls=init_views,

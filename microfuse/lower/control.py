@@ -1,7 +1,7 @@
-"""Lowering of IF: each branch subgraph is lowered and planned on its own, and runs in the IF
-call's scratch (the planner keeps it clear of every tensor alive at that step; the branches
-never run at once, so they share it). The emitter writes the C: copy the operands into the
-chosen branch's inputs, run its calls, copy its outputs out (TFLM's if.cc does the same)."""
+"""Lowering of IF and WHILE: each subgraph (then/else, cond/body) is lowered and planned on its
+own, and runs in the op's call's scratch (the planner keeps it clear of every tensor alive at
+that step; the two subgraphs never run at once, so they share it). The emitter writes the C:
+the copies in and out and the loop of TFLM's if.cc and while.cc around the subgraphs' calls."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ class ControlSpec(KernelSpec):
         return ()
 
 
-IF_SPEC = ControlSpec("mf_if", "", "")
+SPECS = {"IF": ControlSpec("mf_if", "", ""), "WHILE": ControlSpec("mf_while", "", "")}
 
 
 @dataclass(eq=False)
@@ -49,9 +49,10 @@ def branch(graph: Graph, lw) -> Branch:
 
 
 @lowering("IF", DType.BOOL)
-def lower_if(op: Op, lw) -> Call:
+@lowering("WHILE", *DType)
+def lower_control(op: Op, lw) -> Call:
     branches = [branch(g, lw) for g in op.attrs.branches]
-    call = Call(IF_SPEC, {}, list(op.inputs), list(op.outputs), [op],
+    call = Call(SPECS[op.kind], {}, list(op.inputs), list(op.outputs), [op],
                 scratch=max(b.plan.arena_bytes for b in branches))
     call.branches = branches
     return call

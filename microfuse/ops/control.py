@@ -1,4 +1,5 @@
-"""IF: run the then or the else subgraph on a bool condition, as TFLM's if.cc (copies in and out)."""
+"""IF (the then or the else subgraph on a bool condition) and WHILE (the body while the cond
+subgraph says so, on loop-carried tensors), as TFLM's if.cc and while.cc run them."""
 
 from __future__ import annotations
 
@@ -18,6 +19,14 @@ class IfAttrs(Attrs):
     IR_ONLY = ("branches",)
 
 
+@dataclass(frozen=True, eq=False)
+class WhileAttrs(Attrs):
+    cond_subgraph_index: int = 0
+    body_subgraph_index: int = 0
+    branches: tuple = ()  # (cond, body) Graphs
+    IR_ONLY = ("branches",)
+
+
 def _infer_if(op: Op):
     return [(t.shape, t.dtype) for t in op.attrs.branches[0].outputs]
 
@@ -29,26 +38,44 @@ def _condition(op: Op) -> str | None:
     return None
 
 
+def _same(mine, its) -> bool:
+    return len(mine) == len(its) and all(tuple(a.shape) == tuple(b.shape) and a.dtype == b.dtype
+                                         for a, b in zip(mine, its))
+
+
 def _branches_match(op: Op) -> str | None:
     """Each branch takes the op's operands and gives its outputs, same shapes and types (no dynamic shapes)."""
     for name, g in zip(("then", "else"), op.attrs.branches):
         pairs = [("input", list(op.inputs[1:]), g.inputs), ("output", list(op.outputs), g.outputs)]
         for what, mine, its in pairs:
-            if len(mine) != len(its) or any(tuple(a.shape) != tuple(b.shape) or a.dtype != b.dtype
-                                            for a, b in zip(mine, its)):
+            if not _same(mine, its):
                 return (f"the {name} subgraph's {what}s differ from the op's in number, shape or type; microfuse "
                         "needs static shapes (as TFLM)")
-    if any(t.is_const for t in op.inputs[1:]):
-        return "a constant operand; microfuse copies only run-time tensors into a branch"
     if any(t.is_const for g in op.attrs.branches for t in g.outputs):
         return "a branch output is a constant; microfuse copies only computed tensors out of a branch"
+    return None
+
+
+def _loop_matches(op: Op) -> str | None:
+    """The loop-carried tensors: the op's inputs, its outputs, cond's and body's inputs and
+    body's outputs all alike (TFLM's while.cc; static shapes, as TFLM needs); cond gives one bool."""
+    cond, body = op.attrs.branches
+    carried = list(op.inputs)
+    if not all(_same(carried, ts) for ts in (list(op.outputs), cond.inputs, body.inputs, body.outputs)):
+        return ("the loop-carried tensors (inputs, outputs, cond and body inputs, body outputs) differ in number, "
+                "shape or type; microfuse needs static shapes in a loop (as TFLM)")
+    if len(cond.outputs) != 1 or cond.outputs[0].dtype != DType.BOOL or cond.outputs[0].elements != 1:
+        return "the cond subgraph must give one bool of one element"
+    if any(t.is_const for g in op.attrs.branches for t in g.outputs):
+        return "a cond or body output is a constant; microfuse copies only computed tensors out of a subgraph"
     return None
 
 
 def _branches_compile(op: Op) -> str | None:
     from . import blockers, verify
 
-    for name, g in zip(("then", "else"), op.attrs.branches):
+    names = ("then", "else") if op.kind == "IF" else ("cond", "body")
+    for name, g in zip(names, op.attrs.branches):
         found = blockers(g.ops, g.outputs)
         if found:
             return f"{name} subgraph {found[0][1]}"
@@ -59,7 +86,13 @@ def _branches_compile(op: Op) -> str | None:
     return None
 
 
-register(OpDef("IF", IfAttrs, _infer_if, (_condition, _branches_match, _branches_compile),
-               dtypes=frozenset({DType.BOOL}),
-               listed="a bool condition, then any operands: runs the then or else subgraph (static shapes, "
-                      "no resources inside)"))
+register(
+    OpDef("IF", IfAttrs, _infer_if, (_condition, _branches_match, _branches_compile),
+          dtypes=frozenset({DType.BOOL}),
+          listed="a bool condition, then any operands: runs the then or else subgraph (static shapes, "
+                 "no resources inside)"),
+    OpDef("WHILE", WhileAttrs, lambda op: [(t.shape, t.dtype) for t in op.inputs],
+          (_loop_matches, _branches_compile), dtypes=frozenset(DType),
+          listed="loop-carried tensors of any type: runs the body while the cond subgraph says so "
+                 "(static shapes, no resources inside)"),
+)

@@ -43,12 +43,12 @@ def operator(reader, index: int, kind: str, table, where: str) -> Op | None:
     if kind == "CALL_ONCE":
         _run_once(reader, table, where)
         return None
-    if kind == "IF" and not res.subgraph:
-        from .subgraphs import if_op
-        return if_op(reader, index, table, where)
+    if kind in ("IF", "WHILE") and not res.subgraph:
+        from .subgraphs import control_op
+        return control_op(reader, index, kind, table, where)
     if kind in _SUBGRAPH_FIELDS or kind == "CALL":
-        raise UnsupportedError(f"{where}: {kind} runs other subgraphs at every invoke; microfuse runs "
-                               "only CALL_ONCE initializers that assign constants to resource variables")
+        raise UnsupportedError(f"{where}: {kind} runs other subgraphs; microfuse runs IF, WHILE and CALL_ONCE "
+                               "from the main subgraph only, and not CALL (TFLM has no CALL kernel)")
     if kind == "VAR_HANDLE":
         _handle(reader, res.subgraph, table, where)
         return None

@@ -1,4 +1,5 @@
-"""IF's branch subgraphs, read as graphs of their own (inputs, ops, outputs) hung on the IF op."""
+"""IF's branches and WHILE's cond and body, read as graphs of their own (inputs, ops, outputs)
+hung on the op's attrs."""
 
 from __future__ import annotations
 
@@ -10,13 +11,18 @@ from . import schema as S
 from .flatbuf import I32, U32
 
 
-def if_op(reader, index: int, table, where: str) -> Op:
-    """IF: a bool condition and the operands its branches take; attrs carry both branch graphs."""
-    attrs = reader.attrs("IF", table, where)
+FIELDS = {"IF": ("then_subgraph_index", "else_subgraph_index"),
+          "WHILE": ("cond_subgraph_index", "body_subgraph_index")}
+
+
+def control_op(reader, index: int, kind: str, table, where: str) -> Op:
+    """IF (a bool condition, then the branches' operands) or WHILE (the loop-carried tensors);
+    attrs carry both subgraphs as graphs."""
+    attrs = reader.attrs(kind, table, where)
     ins = [reader.tensor(k, f"{where} input {j}") for j, k in enumerate(table.scalars("inputs", I32))]
     outs = [reader.tensor(k, f"{where} output {j}") for j, k in enumerate(table.scalars("outputs", I32))]
-    branches = tuple(read(reader, sub, where) for sub in (attrs.then_subgraph_index, attrs.else_subgraph_index))
-    return Op("IF", ins, outs, replace(attrs, branches=branches), name=outs[0].name if outs else "", index=index)
+    branches = tuple(read(reader, int(getattr(attrs, f)), where) for f in FIELDS[kind])
+    return Op(kind, ins, outs, replace(attrs, branches=branches), name=outs[0].name if outs else "", index=index)
 
 
 def read(reader, sub: int, where: str) -> Graph:
@@ -32,7 +38,7 @@ def read(reader, sub: int, where: str) -> Graph:
         for j, t in enumerate(g.tables("operators", "op", S.OPERATOR)):
             kind = reader.kind(t.scalar("opcode_index", U32), f"{where} subgraph {sub} op {j}")
             if kind in ("IF", "WHILE", "CALL", "CALL_ONCE", "VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE"):
-                raise UnsupportedError(f"{where}: subgraph {sub} op {j} is {kind}; microfuse runs IF branches "
+                raise UnsupportedError(f"{where}: subgraph {sub} op {j} is {kind}; microfuse runs subgraphs "
                                        "made of plain ops (no nested subgraphs or resource variables)")
             ops.append(reader.operator(j, t))
         inputs = [reader.tensor(k, f"subgraph {sub} input {j}") for j, k in enumerate(g.scalars("inputs", I32))]
