@@ -28,7 +28,8 @@ def control_op(reader, index: int, kind: str, table, where: str) -> Op:
 def read(reader, sub: int, where: str) -> Graph:
     """Subgraph `sub` as a Graph; subgraph ops (IF, WHILE, CALL_ONCE) and resources inside are refused."""
     if not 0 < sub < reader.n_subgraphs:
-        raise ModelError(f"{where}: subgraph {sub} out of range ({reader.n_subgraphs} subgraphs)")
+        what = "is the main subgraph" if sub == 0 else f"is out of range ({reader.n_subgraphs} subgraphs)"
+        raise ModelError(f"{where}: subgraph {sub} {what}; it must name another subgraph")
     g = reader.subgraphs[sub]
     saved = reader.tensor_tables, reader._tensors, reader.state.subgraph
     reader.tensor_tables, reader._tensors = g.tables("tensors", "tensor", S.TENSOR), {}
