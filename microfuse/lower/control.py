@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .. import views
+from ..errors import UnsupportedError
 from ..ir import DType, Graph, Op
 from .call import Call
 from .kernels import KernelSpec
@@ -51,6 +53,10 @@ def branch(graph: Graph, lw) -> Branch:
 @lowering("IF", DType.BOOL)
 @lowering("WHILE", *DType)
 def lower_control(op: Op, lw) -> Call:
+    if op.fused:
+        raise UnsupportedError(f"{op.where} '{op.name}': {op.kind} takes no fused epilogue")
+    if any(views.strided(t) for t in [*op.inputs, *op.outputs]):  # the copies are one run of bytes each
+        raise UnsupportedError(f"{op.where} '{op.name}': a strided view operand; {op.kind} copies dense tensors")
     branches = [branch(g, lw) for g in op.attrs.branches]
     call = Call(SPECS[op.kind], {}, list(op.inputs), list(op.outputs), [op],
                 scratch=max(b.plan.arena_bytes for b in branches))

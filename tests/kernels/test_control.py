@@ -21,7 +21,7 @@ from tests.unit.tflite_builder import FLOAT32, INT8, CodeSpec, ModelSpec, OpSpec
 
 BOOL = S.TENSOR_TYPE_CODE["BOOL"]
 INT32 = S.TENSOR_TYPE_CODE["INT32"]
-KINDS = ["IF", "ADD", "MUL", "WHILE", "LESS", "MAXIMUM", "REVERSE_V2"]
+KINDS = ["IF", "ADD", "MUL", "WHILE", "LESS", "MAXIMUM", "REVERSE_V2", "RELU"]
 OPTIONS = {"IF": "IfOptions", "ADD": "AddOptions", "MUL": "MulOptions", "WHILE": "WhileOptions",
            "LESS": "LessOptions", "MAXIMUM": "MaximumMinimumOptions", "REVERSE_V2": "ReverseV2Options"}
 
@@ -30,8 +30,9 @@ def _op(kind: str, ins: list[int], outs: list[int], options: list) -> OpSpec:
     return OpSpec(KINDS.index(kind), ins, outs, S.OPTIONS_TYPE_CODE[OPTIONS[kind]], options)
 
 
-def if_model(dtype: str, seed: int, kind: str = "IF") -> bytes:
-    """y = IF(c, a, b): then ADD(a, b), else MUL(a, b); random shape and quantization."""
+def if_model(dtype: str, seed: int, kind: str = "IF", relu_after: bool = False) -> bytes:
+    """y = IF(c, a, b): then ADD(a, b), else MUL(a, b); random shape and quantization.
+    `relu_after`: the model's output is RELU(y) (the passes must leave IF whole)."""
     rng = np.random.default_rng(seed)
     shape = [1, *rng.integers(1, 6, 2).tolist(), int(rng.integers(1, 9))]
     if dtype == "int8":
@@ -49,7 +50,11 @@ def if_model(dtype: str, seed: int, kind: str = "IF") -> bytes:
     main = [TensorSpec([1], BOOL, name="c"), *io()]
     codes = [CodeSpec(deprecated=min(S.BUILTIN_CODE[k], 127), builtin=S.BUILTIN_CODE[k]) for k in KINDS]
     ops = [_op(kind, [0, 1, 2], [3], [("i32", 1), ("i32", 2)])]
-    return ModelSpec(main, ops, codes, inputs=[0, 1, 2], outputs=[3], subgraphs=[then, other]).build()
+    if relu_after:
+        main.append(TensorSpec(shape, typ, name="r", **qy))
+        ops.append(OpSpec(KINDS.index("RELU"), [3], [4]))
+    outputs = [4] if relu_after else [3]
+    return ModelSpec(main, ops, codes, inputs=[0, 1, 2], outputs=outputs, subgraphs=[then, other]).build()
 
 
 def _verify(data: bytes, board: str, seed: int):
@@ -73,6 +78,13 @@ def test_if_keeps_both_branches_and_plans_them_in_its_scratch():
 def test_if_bit_exact_with_tflm_over_a_stream(dtype, seed):
     verdict, compiled, _ = _verify(if_model(dtype, seed), "host", seed)
     assert verdict.samples >= 20 and verdict.ok, verdict.line(False)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int8"])
+def test_an_activation_after_if_stays_an_op_of_its_own(dtype):
+    verdict, compiled, _ = _verify(if_model(dtype, 12, relu_after=True), "host", 12)
+    assert verdict.samples >= 20 and verdict.ok, verdict.line(False)
+    assert [op.kind for op in compiled.graph.ops] == ["IF", "RELU"]
 
 
 @on_qemu
