@@ -139,7 +139,21 @@ def _compile_init(init: Graph, graph: Graph, memory: plan.Plan, lowerer: Lowerer
 
 
 def _lower_all(graph: Graph, lowerer: Lowerer) -> dict[int, lowering.Call]:
-    return {id(op): lowerer.lower(op) for op in graph.ops if not ops.REGISTRY[op.kind].alias}
+    calls = {id(op): lowerer.lower(op) for op in graph.ops if not ops.REGISTRY[op.kind].alias}
+    for call in calls.values():
+        plan_branches(call)
+    return calls
+
+
+def plan_branches(call: lowering.Call) -> None:
+    """An IF's or WHILE's subgraphs planned alone (once: calls are memoized); the call's scratch
+    holds the larger, as the two never run at once."""
+    for b in call.branches:
+        if b.plan is None:
+            b.plan = _plan(b.graph, b.calls)
+            b.order = [b.calls[id(op)] for op in b.plan.order if id(op) in b.calls]
+    if call.branches:
+        call.scratch = max(b.plan.arena_bytes for b in call.branches)
 
 
 def _plan(graph: Graph, calls: dict[int, lowering.Call], limit: int | None = None) -> plan.Plan:

@@ -159,7 +159,7 @@ def _control_view(prefix: str, call: Call, offsets: "Places", base: int) -> _Cal
         inner.update({t: ("arena", base + o) for t, o in b.plan.offsets.items()})
         scratch = {id(op): base + off for op, (off, _) in b.plan.scratch.items()}
         views = [_view(j, c, inner, scratch.get(id(c.op)), c.op in b.plan.backward, kind=f"{prefix}_{name}")
-                 for j, c in enumerate(b.calls)]
+                 for j, c in enumerate(b.order)]
         nested += [n for v in views for n in [v, *v.nested]]
         places.append(inner)
         runs.append([v.code or f"{v.kernel}(&{v.prefix}_params, {', '.join(v.args)});" for v in views])
@@ -224,7 +224,7 @@ class _IO:
 
 def runtime_files(calls: list[Call]) -> list[str]:
     """The runtime_c sources the calls need (an IF's branches' too), sorted, each once."""
-    inner = [c for call in calls for b in call.branches for c in b.calls]
+    inner = [c for call in calls for b in call.branches for c in b.calls.values()]
     nested = runtime_files(inner) if inner else []
     return sorted({*ALWAYS_FILES, *(f for c in calls for f in c.files), *nested})
 

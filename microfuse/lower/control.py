@@ -1,14 +1,16 @@
-"""Lowering of IF and WHILE: each subgraph (then/else, cond/body) is lowered and planned on its
-own, and runs in the op's call's scratch (the planner keeps it clear of every tensor alive at
-that step; the two subgraphs never run at once, so they share it). The emitter writes the C:
-the copies in and out and the loop of TFLM's if.cc and while.cc around the subgraphs' calls."""
+"""Lowering of IF and WHILE: each subgraph (then/else, cond/body) is checked and lowered here and
+planned on its own by the pipeline (pipeline.plan_branches: plan/ imports lower/); it runs in
+the op's call's scratch (the planner keeps it clear of every tensor alive at that step; the two
+subgraphs never run at once, so they share it). The emitter writes the C: the copies in and
+out and the loop of TFLM's if.cc and while.cc around the subgraphs' calls."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .. import ops as opdefs
 from .. import views
-from ..errors import UnsupportedError
+from ..errors import MicrofuseError, UnsupportedError
 from ..ir import DType, Graph, Op
 from .call import Call
 from .kernels import KernelSpec
@@ -38,16 +40,22 @@ SPECS = {"IF": ControlSpec("mf_if", "", ""), "WHILE": ControlSpec("mf_while", ""
 @dataclass(eq=False)
 class Branch:
     graph: Graph
-    calls: list[Call]  # in the plan's order
-    plan: object  # plan.Plan of the branch alone (offsets from the IF call's scratch)
+    calls: dict[int, Call]  # by id(op); pipeline.plan_branches orders them as planned
+    plan: object = None  # plan.Plan of the subgraph alone (offsets from the op's call's scratch)
+    order: list[Call] | None = None
 
 
-def branch(graph: Graph, lw) -> Branch:
-    from ..pipeline import _lower_all, _plan
-
-    calls = _lower_all(graph, lw)
-    own = _plan(graph, calls)
-    return Branch(graph, [calls[id(op)] for op in own.order if id(op) in calls], own)
+def branch(op: Op, name: str, graph: Graph, lw) -> Branch:
+    """The subgraph's ops checked like the main graph's (the message names the op) and lowered."""
+    found = opdefs.blockers(graph.ops, graph.outputs)
+    if found:
+        raise UnsupportedError(f"{op.where} '{op.name}': {name} subgraph {found[0][1]}")
+    try:
+        opdefs.verify(graph)
+        calls = {id(o): lw.lower(o) for o in graph.ops if not opdefs.REGISTRY[o.kind].alias}
+    except MicrofuseError as e:
+        raise UnsupportedError(f"{op.where} '{op.name}': {name} subgraph: {e}") from None
+    return Branch(graph, calls)
 
 
 @lowering("IF", DType.BOOL)
@@ -57,8 +65,7 @@ def lower_control(op: Op, lw) -> Call:
         raise UnsupportedError(f"{op.where} '{op.name}': {op.kind} takes no fused epilogue")
     if any(views.strided(t) for t in [*op.inputs, *op.outputs]):  # the copies are one run of bytes each
         raise UnsupportedError(f"{op.where} '{op.name}': a strided view operand; {op.kind} copies dense tensors")
-    branches = [branch(g, lw) for g in op.attrs.branches]
-    call = Call(SPECS[op.kind], {}, list(op.inputs), list(op.outputs), [op],
-                scratch=max(b.plan.arena_bytes for b in branches))
-    call.branches = branches
+    names = ("then", "else") if op.kind == "IF" else ("cond", "body")
+    call = Call(SPECS[op.kind], {}, list(op.inputs), list(op.outputs), [op])
+    call.branches = [branch(op, n, g, lw) for n, g in zip(names, op.attrs.branches)]
     return call

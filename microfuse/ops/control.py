@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import MicrofuseError
 from ..ir import DType, Op
 from .attrs import Attrs
 from .registry import OpDef, register
@@ -71,28 +70,13 @@ def _loop_matches(op: Op) -> str | None:
     return None
 
 
-def _branches_compile(op: Op) -> str | None:
-    from . import blockers, verify
-
-    names = ("then", "else") if op.kind == "IF" else ("cond", "body")
-    for name, g in zip(names, op.attrs.branches):
-        found = blockers(g.ops, g.outputs)
-        if found:
-            return f"{name} subgraph {found[0][1]}"
-        try:
-            verify(g)
-        except MicrofuseError as e:
-            return f"{name} subgraph: {e}"
-    return None
-
-
 register(
-    OpDef("IF", IfAttrs, _infer_if, (_condition, _branches_match, _branches_compile),
+    OpDef("IF", IfAttrs, _infer_if, (_condition, _branches_match),
           dtypes=frozenset({DType.BOOL}),
           listed="a bool condition, then any operands: runs the then or else subgraph (static shapes, "
                  "no resources inside)"),
     OpDef("WHILE", WhileAttrs, lambda op: [(t.shape, t.dtype) for t in op.inputs],
-          (_loop_matches, _branches_compile), dtypes=frozenset(DType),
+          (_loop_matches,), dtypes=frozenset(DType),
           listed="loop-carried tensors of any type: runs the body while the cond subgraph says so "
                  "(static shapes, no resources inside)"),
 )

@@ -21,16 +21,16 @@ from tests.unit.tflite_builder import FLOAT32, INT8, CodeSpec, ModelSpec, OpSpec
 
 BOOL = S.TENSOR_TYPE_CODE["BOOL"]
 INT32 = S.TENSOR_TYPE_CODE["INT32"]
-KINDS = ["IF", "ADD", "MUL", "WHILE", "LESS", "MAXIMUM", "REVERSE_V2", "RELU"]
+KINDS = ["IF", "ADD", "MUL", "WHILE", "LESS", "MAXIMUM", "REVERSE_V2", "RELU", "GELU"]
 OPTIONS = {"IF": "IfOptions", "ADD": "AddOptions", "MUL": "MulOptions", "WHILE": "WhileOptions",
-           "LESS": "LessOptions", "MAXIMUM": "MaximumMinimumOptions", "REVERSE_V2": "ReverseV2Options"}
+           "LESS": "LessOptions", "MAXIMUM": "MaximumMinimumOptions", "REVERSE_V2": "ReverseV2Options", "GELU": "GeluOptions"}
 
 
 def _op(kind: str, ins: list[int], outs: list[int], options: list) -> OpSpec:
     return OpSpec(KINDS.index(kind), ins, outs, S.OPTIONS_TYPE_CODE[OPTIONS[kind]], options)
 
 
-def if_model(dtype: str, seed: int, kind: str = "IF", relu_after: bool = False) -> bytes:
+def if_model(dtype: str, seed: int, kind: str = "IF", relu_after: bool = False, then_kind: str = "ADD") -> bytes:
     """y = IF(c, a, b): then ADD(a, b), else MUL(a, b); random shape and quantization.
     `relu_after`: the model's output is RELU(y) (the passes must leave IF whole)."""
     rng = np.random.default_rng(seed)
@@ -45,7 +45,8 @@ def if_model(dtype: str, seed: int, kind: str = "IF", relu_after: bool = False) 
     io = lambda: [TensorSpec(shape, typ, name="a", **qa), TensorSpec(shape, typ, name="b", **qb),  # noqa: E731
                   TensorSpec(shape, typ, name="y", **qy)]
     act = int(rng.integers(0, 2))  # NONE or RELU
-    then = SubgraphSpec(io(), [_op("ADD", [0, 1], [2], [("i8", act)])], inputs=[0, 1], outputs=[2])
+    then_op = _op("GELU", [0], [2], [("bool", False)]) if then_kind == "GELU" else _op("ADD", [0, 1], [2], [("i8", act)])
+    then = SubgraphSpec(io(), [then_op], inputs=[0, 1], outputs=[2])
     other = SubgraphSpec(io(), [_op("MUL", [0, 1], [2], [("i8", act)])], inputs=[0, 1], outputs=[2])
     main = [TensorSpec([1], BOOL, name="c"), *io()]
     codes = [CodeSpec(deprecated=min(S.BUILTIN_CODE[k], 127), builtin=S.BUILTIN_CODE[k]) for k in KINDS]
@@ -67,7 +68,7 @@ def _verify(data: bytes, board: str, seed: int):
 def test_if_keeps_both_branches_and_plans_them_in_its_scratch():
     compiled = compile_model(read_bytes(if_model("int8", 1)), Options(name="branch"))
     (call,) = compiled.calls
-    assert [[c.kernel.split("_")[1] for c in b.calls] for b in call.branches] == [["add"], ["mul"]]
+    assert [[c.kernel.split("_")[1] for c in b.order] for b in call.branches] == [["add"], ["mul"]]
     offset, size = compiled.plan.scratch[call.op]
     assert size == max(b.plan.arena_bytes for b in call.branches) > 0
     live = [compiled.plan.offsets[t] for t in [*call.inputs, *call.outputs]]
@@ -85,6 +86,11 @@ def test_an_activation_after_if_stays_an_op_of_its_own(dtype):
     verdict, compiled, _ = _verify(if_model(dtype, 12, relu_after=True), "host", 12)
     assert verdict.samples >= 20 and verdict.ok, verdict.line(False)
     assert [op.kind for op in compiled.graph.ops] == ["IF", "RELU"]
+
+
+def test_an_unsupported_op_in_a_branch_is_named_with_the_if():
+    with pytest.raises(UnsupportedError, match=r"op 0 IF 'y': then subgraph op 0 GELU 'y': GELU is not supported"):
+        compile_model(read_bytes(if_model("float32", 1, then_kind="GELU")), Options(name="branch"))
 
 
 @on_qemu
