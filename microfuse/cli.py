@@ -316,6 +316,7 @@ def _ops(args: argparse.Namespace) -> int:
     width = max(20, *(len(k) for k in kinds))
     for kind in kinds:
         print(f"{kind:{width}} {ops.supported_types(kind)}")
+    print(f"\n{ops.tflm_coverage()}")
     return 0
 
 

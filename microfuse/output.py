@@ -188,5 +188,7 @@ def write(out: Path, fill: Callable[[Path], None]) -> None:
         where = f" ({e.filename})" if e.filename else ""
         raise OutputError(f"cannot write output folder '{out}': {e.strerror or e}{where}") from None
     finally:
-        if staging is not None and staging.exists():
+        for _ in range(3):  # a file still being closed as rmtree walks can leave the folder: retry
+            if staging is None or not staging.exists():
+                break
             shutil.rmtree(staging, ignore_errors=True)

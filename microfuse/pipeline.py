@@ -127,6 +127,10 @@ def _compile_init(init: Graph, graph: Graph, memory: plan.Plan, lowerer: Lowerer
             kept.insert(0, op)
     init = Graph(kept, [], [], name=init.name)
     calls = _lower_all(init, lowerer.at("size"))
+    kept = next((c for c in calls.values() if c.state), None)
+    if kept is not None:  # its state area place is planned for main-graph calls only
+        raise UnsupportedError(f"CALL_ONCE subgraph {kept.op.where}: a kernel that keeps state between invokes; "
+                               "microfuse runs those in the main subgraph only")
     own = _plan(init, calls)
     align = memory.align
     base = max((memory.offsets[t] + t.nbytes for t in graph.inputs), default=0)
@@ -160,7 +164,8 @@ def _plan(graph: Graph, calls: dict[int, lowering.Call], limit: int | None = Non
     return plan.plan(graph, arena_limit=limit,
                      scratch=lambda op: calls[id(op)].scratch if id(op) in calls else 0,
                      allow_backward=lambda op: id(op) in calls and calls[id(op)].reversible,
-                     access=lambda op: calls[id(op)].spec.access if id(op) in calls else None)
+                     access=lambda op: calls[id(op)].spec.access if id(op) in calls else None,
+                     own_state=lambda op: calls[id(op)].state if id(op) in calls else 0)
 
 
 def _choose_kernels(graph: Graph, lowerer: Lowerer) -> dict[int, lowering.Call]:

@@ -132,7 +132,9 @@ def state_section(compiled) -> list[dict]:
              "shape": list(t.shape), "kind": "resource variable" if t.index < 0 else "variable tensor",
              "initial": "assigned by CALL_ONCE" if t.init is not None and t.index < 0 and t.init.any()
              else "zero point" if t.init is None else "zeros"}
-            for t in compiled.graph.state()]
+            for t in compiled.graph.state()] + [
+        {"tensor": f"{op.where} '{op.name}' (its kernel's own)", "offset": o, "bytes": n, "dtype": "uint8",
+         "shape": [n], "kind": "kernel state", "initial": "zeros"} for op, (o, n) in plan.own_state.items()]
 
 
 def build_report(compiled, banner: str) -> dict:

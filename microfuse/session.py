@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import ops as opdefs
 from .boards import Board, load_board
 from .pipeline import Compiled, Options, load
 from .errors import MicrofuseError, TargetError
@@ -133,7 +134,7 @@ def run_once(model, board_name: str, input_path: str, options: Options = Options
     outputs then have the time axis too, and the count is the last invoke's."""
     board = load_board(board_name)
     graph = load(model)
-    stateful = bool(graph.state())
+    stateful = opdefs.stateful(graph)
     samples = load_sequence(input_path, graph, reshape) if stateful else [load_arrays(input_path, graph, reshape)]
     if output is not None:
         check_output(output, len(graph.outputs))

@@ -112,7 +112,7 @@ def verify(model: str | Path, board: str = "host", n: int = 50, seed: int = 0, o
         lib = Path(tmp) / "lib"
         with progress(f"verify: building for {board}"):
             compiled = build(model, lib, options)
-        stateful = bool(compiled.graph.state())
+        stateful = bool(compiled.graph.state() or compiled.plan.own_state)
         samples = make_samples(compiled.graph, max(n, MIN_SEQUENCE - 2) if stateful else n, seed)
         elf = lib / "firmware" / f"{compiled.name}.elf"
         with open_runner(target, lib, compiled.name, compiled.graph, Path(tmp), elf=elf, port=port,

@@ -6,7 +6,7 @@
 
 A marked block (README.md, docs/cycle-model.md, docs/planner.md) sits between `<!-- figures:NAME -->`
 and `<!-- /figures -->`: `demo` runs the Makefile's `demo` recipe; `mlperf-table`, `cores`, `latency`
-and `cycle-table` measure the MLPerf Tiny models (bench/arena.py, bench/speed.py: QEMU with -icount,
+and `cycle-table` measure the MLPerf Tiny models; `ops-count` is `microfuse ops`'s last line; `wakeword` runs bench/wakeword.py (bench/arena.py, bench/speed.py: QEMU with -icount,
 needs ../shared/models); `planner-kws` reads KWS's plan. docs/quickstart.md, api.md, integrate.md and
 fusion.md get their command outputs from docs/refresh_outputs.py. The tests re-run these and fail on
 any difference (tests/e2e/test_docs_figures.py, tests/e2e/test_examples.py)."""
@@ -150,7 +150,28 @@ def planner_kws() -> str:
             f"in {arena:,} bytes, where whole tensors need {whole:,}.\n")
 
 
-GENERATORS = {"demo": demo, "mlperf-table": mlperf_table, "cores": cores, "latency": latency,
+def ops_count() -> str:
+    """README's op count: the last line of `microfuse ops`."""
+    from microfuse import ops
+
+    return f"`microfuse ops` lists every op with the types it takes; it compiles {ops.tflm_coverage()}.\n"
+
+
+def wakeword() -> str:
+    """The streaming wake-word models: state, arena and instructions per invoke (bench/wakeword.py)."""
+    import wakeword as bench  # bench/wakeword.py
+
+    rows = [bench.measure(p) for p in sorted(bench.MODELS.glob("*.tflite"))]
+    lines = ["| model | state (B) | arena (B) | state + arena (B) | instructions per invoke | first invoke "
+             "| TFLM arena head / tail / total (B) |", "|---|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        lines.append(f"| {r['model']} | {r['state']:,} | {r['arena']:,} | {r['state'] + r['arena']:,} "
+                     f"| {r['per_invoke']:,} | {r['first_invoke']:,} "
+                     f"| {r['tflm_head']:,} / {r['tflm_tail']:,} / {r['tflm_total']:,} |")
+    return "\n".join(lines) + "\n"
+
+
+GENERATORS = {"ops-count": ops_count, "wakeword": wakeword, "demo": demo, "mlperf-table": mlperf_table, "cores": cores, "latency": latency,
               "cycle-table": cycle_table, "planner-kws": planner_kws}
 # the files whose marked blocks they fill
 MARKED_FILES = (README, REPO / "docs" / "cycle-model.md", REPO / "docs" / "planner.md")

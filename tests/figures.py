@@ -25,9 +25,9 @@ INSTRUCTIONS = {"qemu-mps2-an386": {KWS: 5_031_320, VWW: 15_090_520, IC: 19_752_
                 "qemu-mps2-an500": {KWS: 5_034_040, VWW: 15_087_800, IC: 19_758_040, AD: 368_360}}
 # the boards' firmware with tests/data/fake_lib: .text bytes (QEMU boards: with the idle watchdog), and
 # the fake invoke's count
-FAKE_TEXT = {"qemu-mps2-an385": 2_752, "qemu-mps2-an386": 3_052, "qemu-mps2-an500": 3_052,
-             "qemu-mps3-an547": 2_892, "qemu-microbit": 1_944, "stm32f746g-disco": 3_180,
-             "nucleo-l4r5zi": 3_180, "nrf52840dk": 3_116, "rpi-pico": 1_884}
+FAKE_TEXT = {"qemu-mps2-an385": 3_020, "qemu-mps2-an386": 3_244, "qemu-mps2-an500": 3_244,
+             "qemu-mps3-an547": 3_144, "qemu-microbit": 2_064, "stm32f746g-disco": 3_308,
+             "nucleo-l4r5zi": 3_308, "nrf52840dk": 3_244, "rpi-pico": 2_008}  # + stack painting
 FAKE_COUNT = {"qemu-mps2-an385": 80, "qemu-mps2-an386": 80, "qemu-mps2-an500": 80, "qemu-mps3-an547": 31,
               "qemu-microbit": 250}
 

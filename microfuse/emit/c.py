@@ -105,12 +105,21 @@ class Places(dict):
         return f"{area} + {offset}"
 
     def label(self, t: Tensor) -> str:
+        if t.is_const:
+            return f"{list(t.shape)}@flash"
         area, offset = self[t]
         return f"{list(t.shape)}@{'state+' if area == 'state' else ''}{offset}"
 
 
 def _pointer(t: Tensor, places: Places, const: bool) -> str:
     return f"({'const ' if const else ''}{t.dtype.c} *)({places.address(t)})"
+
+
+def _const_input(cname: str, t: Tensor, arrays: list) -> str:
+    """A constant operand a kernel reads through a pointer (a CONCATENATION piece): flash data."""
+    data = np.ascontiguousarray(np.asarray(t.data).astype(t.dtype.np).reshape(-1))
+    arrays.append(_Array(cname, C_TYPES[data.dtype], max(1, data.size), c_array_body(data)))
+    return f"(const {t.dtype.c} *){cname}"
 
 
 def _describe(call: Call, places: Places) -> str:
@@ -123,7 +132,7 @@ def _describe(call: Call, places: Places) -> str:
 
 
 def _view(i: int, call: Call, offsets: "Places", scratch_offset: int | None,
-          backward: bool, kind: str = "call") -> _CallView:
+          backward: bool, state_offset: int | None = None, kind: str = "call") -> _CallView:
     prefix = f"{kind}{i}"
     if call.branches:
         return _control_view(prefix, call, offsets, scratch_offset)
@@ -137,10 +146,13 @@ def _view(i: int, call: Call, offsets: "Places", scratch_offset: int | None,
             fields.append((key, cname))
         else:
             fields.append((key, c_value(value)))
-    args = [_pointer(t, offsets, True) for t in call.inputs]
+    args = [_const_input(f"{prefix}_input{k}", t, arrays) if t.is_const else _pointer(t, offsets, True)
+            for k, t in enumerate(call.inputs)]
     args += [_pointer(t, offsets, False) for t in call.outputs]
     if call.scratch:
         args.append(f"(void *)(arena + {scratch_offset})")
+    if call.state:
+        args.append(f"(void *)(state + {state_offset})")
     out = call.outputs[0]
     trace = f"{offsets.address(out)}, {out.nbytes}u"
     return _CallView(prefix, call.kernel, call.params_type, fields, arrays, args, trace,
@@ -240,7 +252,8 @@ def emit(compiled, out: Path) -> None:
     offsets = plan.offsets
     places = Places(plan)
     scratch = {id(op): off for op, (off, _) in plan.scratch.items()}
-    views = [_view(i, c, places, scratch.get(id(c.op)), c.op in plan.backward)
+    own = {id(op): off for op, (off, _) in plan.own_state.items()}
+    views = [_view(i, c, places, scratch.get(id(c.op)), c.op in plan.backward, own.get(id(c.op)))
              for i, c in enumerate(compiled.calls)]
     graph = compiled.graph
     init_views = _init_views(compiled)
@@ -284,8 +297,10 @@ def _init_views(compiled) -> list[_CallView]:
 
 @dataclass
 class _StateView:
-    tensor: Tensor
+    comment: str
     offset: int
+    bytes: int
+    elements: int
     cname: str
     ctype: str
     body: str
@@ -293,14 +308,19 @@ class _StateView:
 
 
 def _state_views(graph, plan) -> list[_StateView]:
-    """Each state tensor's place and initial value (Tensor.initial): a memset when one byte repeats."""
+    """Each state tensor's place and initial value (Tensor.initial): a memset when one byte repeats;
+    then each kernel's own state (Call.state), zeros."""
     found = []
     for i, t in enumerate(graph.state()):
         raw = np.ascontiguousarray(t.initial()).view(np.uint8).reshape(-1)
         fill = int(raw[0]) if raw.size and np.all(raw == raw[0]) else None
         data = t.initial()
         body = "" if fill is not None else c_array_body(data)
-        found.append(_StateView(t, plan.state_offsets[t], f"state{i}_init", C_TYPES[data.dtype], body, fill))
+        found.append(_StateView(f"'{t.name}' {t.dtype} {list(t.shape)}", plan.state_offsets[t], t.nbytes,
+                                t.elements, f"state{i}_init", C_TYPES[data.dtype], body, fill))
+    for op, (offset, size) in plan.own_state.items():
+        found.append(_StateView(f"the kernel state of {op.where} '{op.name}'", offset, size, size, "", "uint8_t",
+                                "", 0))
     return found
 
 

@@ -26,7 +26,10 @@ class Call:
     Inputs and outputs are arena tensors, passed as typed pointers in this order.
     `params` fills every field of the params struct (kernels.make checks it): ints, floats,
     ConstArray (a pointer to flash data) or str (a raw C expression). A scratch size > 0 adds
-    a `void *` arena scratch argument after the outputs. `op` is the graph op lowered.
+    a `void *` arena scratch argument after the outputs. A state size > 0 adds, last, a `void *`
+    to that many bytes of the state area that the kernel keeps for itself between invokes (TFLM
+    keeps such state in op data, e.g. a noise estimate), zeroed by NAME_init / NAME_reset.
+    `op` is the graph op lowered.
     """
 
     spec: object  # KernelSpec (typed loosely: lower/kernels.py imports this module)
@@ -37,7 +40,8 @@ class Call:
     scratch: int = 0
     notes: list[str] = field(default_factory=list)
     op: Op | None = None
-    branches: list = field(default_factory=list)  # IF: a Branch per subgraph (lower/control.py)
+    state: int = 0
+    branches: list = field(default_factory=list)  # IF, WHILE: a Branch per subgraph (lower/control.py)
 
     @property
     def kernel(self) -> str:

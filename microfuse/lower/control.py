@@ -55,6 +55,10 @@ def branch(op: Op, name: str, graph: Graph, lw) -> Branch:
         calls = {id(o): lw.lower(o) for o in graph.ops if not opdefs.REGISTRY[o.kind].alias}
     except MicrofuseError as e:
         raise UnsupportedError(f"{op.where} '{op.name}': {name} subgraph: {e}") from None
+    kept = next((c for c in calls.values() if c.state), None)
+    if kept is not None:  # its state area place is planned for main-graph calls only
+        raise UnsupportedError(f"{op.where} '{op.name}': {name} subgraph {kept.op.where}: a kernel that keeps "
+                               "state between invokes; microfuse runs those in the main subgraph only")
     return Branch(graph, calls)
 
 

@@ -390,7 +390,7 @@ def defaults(struct: str, prefix: str = "") -> dict[str, object]:
 
 
 def make(name: str, params: dict[str, object], inputs: list, outputs: list, sources: list[Op],
-         scratch: int = 0, notes: list[str] | None = None) -> Call:
+         scratch: int = 0, notes: list[str] | None = None, state: int = 0) -> Call:
     """The Call of kernel `name`; the declared defaults fill the fields left out, and the
     params must then be exactly the struct's fields (a missing one would be zero-filled by C)."""
     s = SPECS[name]
@@ -399,4 +399,4 @@ def make(name: str, params: dict[str, object], inputs: list, outputs: list, sour
     if set(full) != set(want):
         missing, extra = sorted(set(want) - set(full)), sorted(set(full) - set(want))
         raise MicrofuseError(f"internal: {name} params do not match {s.params}: missing {missing}, extra {extra}")
-    return Call(s, full, list(inputs), list(outputs), list(sources), scratch, notes or [])
+    return Call(s, full, list(inputs), list(outputs), list(sources), scratch, notes or [], state=state)

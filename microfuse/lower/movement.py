@@ -347,7 +347,9 @@ def _byte_concat(op: Op, outer: int, chunks: list[int]) -> Call:
         raise _fail(op, f"{dst.dtype} inputs must share the output's scale and zero point (as TFLM requires)")
     if len(op.inputs) > CONCAT_MAX:
         raise _fail(op, f"{len(op.inputs)} inputs (at most {CONCAT_MAX})")
-    ins = [_runtime(op, t, "input") for t in op.inputs]
+    ins = list(op.inputs)  # a constant piece is read from flash (emit/c.py)
+    if all(t.is_const for t in ins):
+        raise _fail(op, "every input is a constant (fold the op, or make its output no graph output)")
     params = dict(n_inputs=len(ins), outer=outer, chunk=_c_array(c * dst.dtype.size for c in chunks))
     return make("mf_concat_s8", params, ins, [dst], [op])
 

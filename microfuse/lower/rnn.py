@@ -4,9 +4,7 @@ multipliers, input and state offsets folded into biases, the cell state's tanh s
 
 from __future__ import annotations
 
-import json
 import math
-from pathlib import Path
 
 import numpy as np
 
@@ -16,6 +14,7 @@ from ..ir import DType, Op
 from ..ops.rnn import CELL, GATES, HIDDEN, INPUT
 from .call import Call, ConstArray
 from .common import float_act
+from .int16_tables import SIGMOID_TABLE
 from .kernels import KernelSpec, declare, make
 from .registry import lowering
 
@@ -33,15 +32,6 @@ declare({"mf_lstm_gate_s8": _GATE_S8, "mf_lstm_gate_f32": _GATE_F32,
 
 GATE_SCALE = 2.0 ** -12  # TFLM: every gate's FC output is Q3.12
 GATE_OUT_SCALE = 2.0 ** -15  # the sigmoid / tanh outputs are Q0.15
-
-
-SIGMOID_TABLE = Path(__file__).with_name("sigmoid_table.json")  # scripts/probe_sigmoid_table.py
-
-
-def sigmoid_table() -> np.ndarray:
-    """sigmoid(i / 24) in unsigned 0.16, i = 0..255: the table TFLite's int16 logistic and tanh
-    interpolate, as TFLM has it (recovered from TFLM by scripts/probe_sigmoid_table.py)."""
-    return np.array(json.loads(SIGMOID_TABLE.read_text()), dtype=np.uint16)
 
 
 def _n(op: Op) -> int:
@@ -113,7 +103,7 @@ def lstm_s8(op: Op, lw) -> Call:
     params = dict(_sizes(op), fc_mult=fc_mult, fc_shift=fc_shift, ic_mult=ic_mult, ic_shift=ic_shift,
                   oh_mult=oh_mult, oh_shift=oh_shift, hidden_zp=int(h.quant.zero_point[0]),
                   cell_clip=cell_clip, tanh_mult=tanh_mult, tanh_shift=tanh_shift,
-                  sigmoid_table=ConstArray("sigmoid", sigmoid_table()))
+                  sigmoid_table=ConstArray("sigmoid", SIGMOID_TABLE))
     for gate in GATES:
         params.update(_gate_s8(op, gate))
     return _call("mf_lstm_s16" if op.inputs[INPUT].dtype == DType.INT16 else "mf_lstm_s8", op, params, 2)

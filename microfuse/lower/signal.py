@@ -112,3 +112,21 @@ def filter_bank_log(op: Op, lw) -> Call:
     params = dict(size=op.inputs[0].elements, correction_bits=op.attrs.input_correction_bits,
                   output_scale=op.attrs.output_scale)
     return make("mf_signal_filter_bank_log_u32", params, op.inputs, op.outputs, [op])
+
+
+declare({"mf_spectral_subtraction_params": ("size", "smoothing_bits", "subtraction_bits", "clamping", "smoothing",
+                                            "one_minus_smoothing", "alternate_smoothing",
+                                            "alternate_one_minus_smoothing", "min_signal_remaining")},
+        KernelSpec("mf_spectral_subtraction_u32", "mf_spectral_subtraction_params", "mf_spectral.c"))
+
+
+@lowering("CUSTOM:SignalFilterBankSpectralSubtraction", U32)
+def spectral_subtraction(op: Op, lw) -> Call:
+    """The noise estimate TFLM keeps in op data is the kernel's own state: uint32 per channel."""
+    a = op.attrs
+    params = dict(size=a.num_channels, smoothing_bits=a.smoothing_bits, subtraction_bits=a.spectral_subtraction_bits,
+                  clamping=int(bool(a.clamping)), smoothing=a.smoothing, one_minus_smoothing=a.one_minus_smoothing,
+                  alternate_smoothing=a.alternate_smoothing,
+                  alternate_one_minus_smoothing=a.alternate_one_minus_smoothing,
+                  min_signal_remaining=a.min_signal_remaining)
+    return make("mf_spectral_subtraction_u32", params, op.inputs, op.outputs, [op], state=4 * a.num_channels)

@@ -102,6 +102,11 @@ def folds(op: Op, known: Callable[[Tensor], bool]) -> bool:
     return d is not None and d.folds is not None and d.folds(op, known)
 
 
+def stateful(graph: Graph) -> bool:
+    """Whether invokes of the graph form a stream: it has state tensors or an op that keeps state."""
+    return bool(graph.state()) or any(op.kind in REGISTRY and REGISTRY[op.kind].keeps_state for op in graph.ops)
+
+
 def check_supported(graph: Graph) -> None:
     """Raise one UnsupportedError listing every op that cannot be compiled."""
     raise_blockers(blockers(graph.ops, graph.outputs))
@@ -140,6 +145,15 @@ def supported_ops() -> list[str]:
 def custom_ops() -> list[str]:
     """The custom ops microfuse compiles (TFLM's signal library), as 'CUSTOM:Name'."""
     return sorted(kind for kind in REGISTRY if kind.startswith("CUSTOM:"))
+
+
+def tflm_coverage() -> str:
+    """One line: how many of TFLM's registered builtins microfuse compiles, and which it does not."""
+    from .tflm import TFLM_BUILTINS
+
+    left = sorted(TFLM_BUILTINS - set(supported_ops()))
+    line = f"{len(TFLM_BUILTINS) - len(left)} of the {len(TFLM_BUILTINS)} builtins TFLite Micro's op resolver registers"
+    return line + (f" (not: {', '.join(left)})" if left else " (all)") + f", and {len(custom_ops())} of its custom ops"
 
 
 def supported_types(kind: str) -> str:

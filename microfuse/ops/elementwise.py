@@ -117,10 +117,11 @@ def _int16_sigmoid_scales(op: Op) -> str | None:
 
 
 register(
-    OpDef("ADD", ActivationAttrs, _infer_binary, _BINARY, dtypes=_INT16),
+    OpDef("ADD", ActivationAttrs, _infer_binary, _BINARY, dtypes=_INT16 | {DType.INT32}),
     OpDef("SUB", ActivationAttrs, _infer_binary, _BINARY, dtypes=_INT16),
-    OpDef("MUL", ActivationAttrs, _infer_binary, (*_BINARY, _int16_zero_points), dtypes=_INT16),
-    *(OpDef(kind, None, _infer_binary, (_broadcastable, quantized_if_int8)) for kind in ("MAXIMUM", "MINIMUM")),
+    OpDef("MUL", ActivationAttrs, _infer_binary, (*_BINARY, _int16_zero_points), dtypes=_INT16 | {DType.INT32}),
+    *(OpDef(kind, None, _infer_binary, (_broadcastable, quantized_if_int8),
+            dtypes=frozenset({DType.INT8, DType.FLOAT32, DType.INT32})) for kind in ("MAXIMUM", "MINIMUM")),
     OpDef("RELU", None, _infer_same, (*_UNARY, _int16_zero_points), dtypes=_INT16),
     OpDef("RELU6", None, _infer_same, _UNARY, dtypes=_INT16),
     *(OpDef(kind, None, _infer_same, (*_UNARY, _int16_zero_points, _int16_sigmoid_scales), dtypes=_INT16)

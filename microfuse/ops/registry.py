@@ -29,6 +29,9 @@ class OpDef:
     # tensors are known at compile time, whatever the types; its docstring is what `microfuse
     # ops` says about it
     folds: Callable[[Op, Callable[[Tensor], bool]], bool] | None = None
+    # its kernel keeps state of its own between invokes (TFLM: in the op's data, cleared by Reset),
+    # so a model holding it runs as a stream (its lowering asks for the bytes: Call.state)
+    keeps_state: bool = False
 
 
 REGISTRY: dict[str, OpDef] = {}

@@ -43,6 +43,19 @@ class PcanAttrs(Attrs):
 
 
 @dataclass(frozen=True)
+class SpectralSubtractionAttrs(Attrs):
+    alternate_one_minus_smoothing: int
+    alternate_smoothing: int
+    clamping: bool
+    min_signal_remaining: int
+    num_channels: int
+    one_minus_smoothing: int
+    smoothing: int
+    smoothing_bits: int
+    spectral_subtraction_bits: int
+
+
+@dataclass(frozen=True)
 class FilterBankLogAttrs(Attrs):
     input_correction_bits: int
     output_scale: int
@@ -122,6 +135,20 @@ def _pcan_config(op: Op) -> str | None:
     return None if 0 <= op.attrs.snr_shift < 64 else f"snr_shift {op.attrs.snr_shift} is outside 0..63"
 
 
+def _subtraction_config(op: Op) -> str | None:
+    a, n = op.attrs, op.inputs[0].elements
+    if a.num_channels != n or not n:
+        return f"num_channels {a.num_channels} must equal the input's {n} (non-zero) values"
+    coefficients = (a.alternate_one_minus_smoothing, a.alternate_smoothing, a.min_signal_remaining,
+                    a.one_minus_smoothing, a.smoothing)
+    if min(coefficients) < 0 or max(coefficients) >= 1 << 32:
+        return "the smoothing and min_signal_remaining coefficients must be uint32"
+    if not (0 <= a.smoothing_bits < 32 and 0 <= a.spectral_subtraction_bits < 64):
+        return (f"smoothing_bits {a.smoothing_bits} (0..31) or spectral_subtraction_bits "
+                f"{a.spectral_subtraction_bits} (0..63) is out of range")
+    return None
+
+
 def _log_config(op: Op) -> str | None:
     a = op.attrs
     if not 0 <= a.input_correction_bits < 32:
@@ -129,11 +156,11 @@ def _log_config(op: Op) -> str | None:
     return None if 0 <= a.output_scale < 1 << 16 else f"output_scale {a.output_scale} is outside 0..65535"
 
 
-def _op(kind: str, attrs, infer, operands, extra=None, dtype: DType = I16) -> OpDef:
+def _op(kind: str, attrs, infer, operands, extra=None, dtype: DType = I16, keeps_state: bool = False) -> OpDef:
     """One signal op: its operand check first, then (only if the operands are right) the rest."""
     def check(op: Op) -> str | None:
         return operands(op) or (extra(op) if extra else None)
-    return OpDef(f"CUSTOM:{kind}", attrs, infer, (check,), dtypes=frozenset({dtype}))
+    return OpDef(f"CUSTOM:{kind}", attrs, infer, (check,), dtypes=frozenset({dtype}), keeps_state=keeps_state)
 
 
 register(
@@ -150,6 +177,9 @@ register(
         _operands((U64, 1, False), (I32, 0, False), outputs=((U32, 1),)), dtype=U64),
     _op("SignalPCAN", PcanAttrs, lambda op: [(op.inputs[0].shape, U32)],
         _operands((U32, 1, False), (U32, 1, False), (I16, 1, True), outputs=((U32, 1),)), _pcan_config, U32),
+    _op("SignalFilterBankSpectralSubtraction", SpectralSubtractionAttrs,
+        lambda op: [(op.inputs[0].shape, U32), (op.inputs[0].shape, U32)],
+        _operands((U32, 1, False), outputs=((U32, 1), (U32, 1))), _subtraction_config, U32, keeps_state=True),
     _op("SignalFilterBankLog", FilterBankLogAttrs, lambda op: [(op.inputs[0].shape, I16)],
         _operands((U32, 1, False), outputs=((I16, 1),)), _log_config, U32),
 )

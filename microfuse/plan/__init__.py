@@ -80,13 +80,15 @@ def plan(graph: Graph, arena_limit: int | None = None, align: int = 16,
          scratch: Callable[[Op], int] | None = None,
          allow_backward: bool | Callable[[Op], bool] = True,
          seed: int = 0, max_states: int = 20_000,
-         access: Callable[[Op], str | None] = inplace.reference_access) -> Plan:
+         access: Callable[[Op], str | None] = inplace.reference_access,
+         own_state: Callable[[Op], int] | None = None) -> Plan:
     """Plan the arena for `graph` (see the module docstring); raise PlanError over `arena_limit`.
 
     scratch(op) gives the bytes of scratch an op's kernel needs during its step.
     allow_backward (for all ops, or per op) says which kernels can run last unit first;
     False keeps every kernel running forward (fewer overlaps). access(op) is the access order
-    the op's kernel declares (KernelSpec.access; by default its reference kernel's).
+    the op's kernel declares (KernelSpec.access; by default its reference kernel's). own_state(op)
+    gives the bytes of state an op's kernel keeps between invokes (Call.state), placed in the state area.
     """
     if align < 1:
         raise PlanError(f"alignment must be a positive number of bytes, got {align}")
@@ -101,7 +103,7 @@ def plan(graph: Graph, arena_limit: int | None = None, align: int = 16,
     pl = min(tried, key=lambda p: p.arena)  # the graph's order on ties
     result = _plan_from(bufs, pl, tried[0], align)
     result.access = orders
-    result.state_offsets, result.state_bytes = state.layout(graph, align)
+    result.state_offsets, result.own_state, result.state_bytes = state.layout(graph, align, own_state)
     check.check(graph, result)
     if arena_limit is not None and result.arena_bytes > arena_limit:
         raise _limit_error(result, arena_limit)

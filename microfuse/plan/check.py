@@ -126,7 +126,7 @@ def _replay(acc: Access, src_at: int, dst_at: int, backward: bool, arena: int) -
 def check(graph: Graph, plan: Plan) -> None:
     """Raise PlanError with the first conflict if any read could see overwritten data."""
     _regions(graph, plan)
-    state.check(graph, plan.state_offsets, plan.state_bytes, plan.offsets, plan.align)
+    state.check(graph, plan.state_offsets, plan.state_bytes, plan.offsets, plan.align, plan.own_state)
     arena = _Arena(plan.arena_bytes)
     vid: dict[Tensor, int] = {}
     for t in graph.inputs:

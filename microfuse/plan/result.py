@@ -60,6 +60,7 @@ class Plan:
     access: dict[Op, str | None] = field(default_factory=dict)  # each op's kernel's access order
     state_offsets: dict[Tensor, int] = field(default_factory=dict)  # state tensors in the state area
     state_bytes: int = 0  # the state area (plan/state.py): never shared with the arena
+    own_state: dict[Op, tuple[int, int]] = field(default_factory=dict)  # op -> (offset, size) of its kernel's state
 
     def alive_at(self, step: int) -> list[BufferInfo]:
         return [b for b in self.buffers if b.first <= step <= b.last]

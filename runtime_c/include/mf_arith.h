@@ -2,7 +2,8 @@
  * (float32, int32: C division, then the activation clamp; int8: TFLM's reciprocal of the
  * divisor from a table, scaled by the dividend's headroom), FLOOR_DIV and FLOOR_MOD (float32, in
  * double / fmod as TFLM), SQUARED_DIFFERENCE (float32, int32, int8 rescaled with left shift 7) and
- * PRELU (float32, int8: two multipliers, by sign). A constant operand lives in the params (`_k`).
+ * PRELU (float32, int8: two multipliers, by sign), and int32 ADD, MUL, MAXIMUM, MINIMUM. A
+ * constant operand lives in the params (`_k`).
  * Element i of the output is written after element i of the inputs is read, in increasing i. */
 #ifndef MF_ARITH_H
 #define MF_ARITH_H
@@ -33,6 +34,14 @@ void mf_squared_difference_i32(const mf_arith_params *p, const int32_t *in1, con
 void mf_squared_difference_s8(const mf_arith_params *p, const int8_t *in1, const int8_t *in2, int8_t *out);
 void mf_prelu_f32(const mf_arith_params *p, const float *in1, const float *in2, float *out);
 void mf_prelu_s8(const mf_arith_params *p, const int8_t *in1, const int8_t *in2, int8_t *out);
+void mf_add_i32(const mf_arith_params *p, const int32_t *in1, const int32_t *in2, int32_t *out);
+void mf_mul_i32(const mf_arith_params *p, const int32_t *in1, const int32_t *in2, int32_t *out);
+void mf_maximum_i32(const mf_arith_params *p, const int32_t *in1, const int32_t *in2, int32_t *out);
+void mf_minimum_i32(const mf_arith_params *p, const int32_t *in1, const int32_t *in2, int32_t *out);
+void mf_add_i32_k(const mf_arith_params *p, const int32_t *in, int32_t *out);
+void mf_mul_i32_k(const mf_arith_params *p, const int32_t *in, int32_t *out);
+void mf_maximum_i32_k(const mf_arith_params *p, const int32_t *in, int32_t *out);
+void mf_minimum_i32_k(const mf_arith_params *p, const int32_t *in, int32_t *out);
 void mf_div_f32_k(const mf_arith_params *p, const float *in, float *out);
 void mf_div_s8_k(const mf_arith_params *p, const int8_t *in, int8_t *out);
 void mf_div_i32_k(const mf_arith_params *p, const int32_t *in, int32_t *out);

@@ -30,6 +30,7 @@
 #include "mf_state.h"
 #include "mf_int16.h"
 #include "mf_signal.h"
+#include "mf_spectral.h"
 #include "mf_cast.h"
 #include "mf_transpose_conv.h"
 #include "mf_conv16.h"

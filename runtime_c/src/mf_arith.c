@@ -148,6 +148,76 @@ void mf_div_f32(const mf_arith_params *p, const float *in1, const float *in2, fl
     mf_arith_f32(p, in1, in2, out, mf_div_f);
 }
 
+/* int32 ADD and MUL as TFLM's reference Add / Mul on int32 (two's complement wrap, as the
+ * hardware does), then the activation clamp; MAXIMUM / MINIMUM compare the values. */
+static int32_t mf_add_i(const mf_arith_params *p, int32_t x, int32_t y)
+{
+    const int32_t v = (int32_t)((uint32_t)x + (uint32_t)y);
+    return v < p->q_min ? p->q_min : v > p->q_max ? p->q_max : v;
+}
+
+static int32_t mf_mul_i(const mf_arith_params *p, int32_t x, int32_t y)
+{
+    const int32_t v = (int32_t)((uint32_t)x * (uint32_t)y);
+    return v < p->q_min ? p->q_min : v > p->q_max ? p->q_max : v;
+}
+
+static int32_t mf_max_i(const mf_arith_params *p, int32_t x, int32_t y)
+{
+    (void)p;
+    return x > y ? x : y;
+}
+
+static int32_t mf_min_i(const mf_arith_params *p, int32_t x, int32_t y)
+{
+    (void)p;
+    return x < y ? x : y;
+}
+
+void mf_add_i32(const mf_arith_params *p, const int32_t *in1, const int32_t *in2, int32_t *out)
+{
+    mf_arith_i32(p, in1, in2, out, mf_add_i);
+}
+
+void mf_mul_i32(const mf_arith_params *p, const int32_t *in1, const int32_t *in2, int32_t *out)
+{
+    mf_arith_i32(p, in1, in2, out, mf_mul_i);
+}
+
+void mf_maximum_i32(const mf_arith_params *p, const int32_t *in1, const int32_t *in2, int32_t *out)
+{
+    mf_arith_i32(p, in1, in2, out, mf_max_i);
+}
+
+void mf_minimum_i32(const mf_arith_params *p, const int32_t *in1, const int32_t *in2, int32_t *out)
+{
+    mf_arith_i32(p, in1, in2, out, mf_min_i);
+}
+
+void mf_add_i32_k(const mf_arith_params *p, const int32_t *in, int32_t *out)
+{
+    MF_K_SIDES(int32_t, p, in, a, b);
+    mf_add_i32(p, a, b, out);
+}
+
+void mf_mul_i32_k(const mf_arith_params *p, const int32_t *in, int32_t *out)
+{
+    MF_K_SIDES(int32_t, p, in, a, b);
+    mf_mul_i32(p, a, b, out);
+}
+
+void mf_maximum_i32_k(const mf_arith_params *p, const int32_t *in, int32_t *out)
+{
+    MF_K_SIDES(int32_t, p, in, a, b);
+    mf_maximum_i32(p, a, b, out);
+}
+
+void mf_minimum_i32_k(const mf_arith_params *p, const int32_t *in, int32_t *out)
+{
+    MF_K_SIDES(int32_t, p, in, a, b);
+    mf_minimum_i32(p, a, b, out);
+}
+
 void mf_div_s8(const mf_arith_params *p, const int8_t *in1, const int8_t *in2, int8_t *out)
 {
     mf_arith_s8(p, in1, in2, out, mf_div_q);

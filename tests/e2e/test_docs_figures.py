@@ -29,6 +29,15 @@ def test_readme_mlperf_figures_are_measured():
 
 
 @NEEDS_CORPUS
+def test_readme_wakeword_figures_are_measured():
+    check("wakeword")
+
+
+def test_readme_op_count_is_what_ops_prints():
+    check("ops-count")
+
+
+@NEEDS_CORPUS
 def test_planner_page_figures_are_the_plans():
     check("planner-kws")
 
@@ -36,7 +45,7 @@ def test_planner_page_figures_are_the_plans():
 def test_every_figure_block_has_a_generator():
     import re
 
-    pages = {"README.md": ["cores", "demo", "latency", "mlperf-table"], "docs/cycle-model.md": ["cycle-table"],
+    pages = {"README.md": ["cores", "demo", "latency", "mlperf-table", "ops-count", "wakeword"], "docs/cycle-model.md": ["cycle-table"],
              "docs/planner.md": ["planner-kws"]}
     for page, names in pages.items():
         assert sorted(re.findall(r"<!-- figures:([\w-]+) -->", (REPO / page).read_text())) == names, page

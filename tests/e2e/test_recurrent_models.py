@@ -20,6 +20,7 @@ from tests.conftest import model
 from tests.harness import on_qemu
 
 LSTM_MODELS = ("tflm/mnist_lstm_float", "tflm/mnist_lstm_int8", "tflm/micro_speech_lstm_int8")
+RECURRENT = (*LSTM_MODELS, "tflm/keyword_scrambled_int16")  # SVDF x7, int16 state, int8 -> int16 SOFTMAX
 INVOKES = 20
 
 
@@ -34,21 +35,22 @@ def _check(name: str, board: str, path: Path | None = None, steps: list | None =
         assert not bad, f"{name} on {board}, invoke {k} of {INVOKES}: {bad}"
 
 
-@pytest.mark.parametrize("name", LSTM_MODELS)
-def test_lstm_models_match_tflm_over_a_sequence_on_host(name):
+@pytest.mark.parametrize("name", RECURRENT)
+def test_recurrent_models_match_tflm_over_a_sequence_on_host(name):
     _check(name, "host")
 
 
 @on_qemu
-@pytest.mark.parametrize("name", LSTM_MODELS)
-def test_lstm_models_match_tflm_over_a_sequence_on_qemu(name):
+@pytest.mark.parametrize("name", RECURRENT)
+def test_recurrent_models_match_tflm_over_a_sequence_on_qemu(name):
     _check(name, "qemu-mps2-an386")
 
 
 def _svdf_chain(tmp_path: Path) -> tuple[Path, list]:
-    """keyword_scrambled_int16 up to its int8 -> int16 SOFTMAX (the int16 issue's), every SVDF and
-    FULLY_CONNECTED output a graph output, fed int16 features of a speech-like spread."""
-    graph = reader.read(model("tflm/keyword_scrambled_int16"))  # unchecked: its SOFTMAX is not ours
+    """keyword_scrambled_int16 up to its SOFTMAX with every SVDF and FULLY_CONNECTED output a graph
+    output (each layer's state checked, not only the class scores), fed int16 features of a
+    speech-like spread."""
+    graph = reader.read(model("tflm/keyword_scrambled_int16"))
     cut = next(i for i, op in enumerate(graph.ops) if op.kind == "SOFTMAX")
     ops = graph.ops[:cut]
     sub = Graph(ops, graph.inputs, [op.outputs[0] for op in ops if op.kind != "QUANTIZE"], name="kws_svdf")

@@ -4,14 +4,12 @@ with the state carried between them, our kernels vs TFLite Micro."""
 
 from __future__ import annotations
 
-import json
 
 import numpy as np
 import pytest
 
 from microfuse import ops
 from microfuse.ir import DType, Graph, Op, Quant, Tensor
-from microfuse.lower import rnn as lower_rnn
 from microfuse.lower.rnn import GATE_SCALE
 from microfuse.ops.rnn import CELL, GATES, HIDDEN, INPUT, LstmAttrs
 from microfuse.testing.ptq import f32
@@ -90,19 +88,6 @@ def lstm_case(rng: np.random.Generator, dtype: DType, i: int) -> SeqCase:
 def test_lstm_sequences_match_tflm(dtype):
     rng = np.random.default_rng(SEED + {DType.INT8: 0, DType.FLOAT32: 1, DType.INT16: 2}[dtype])
     check([lstm_case(rng, dtype, i) for i in range(case_count(12, 30))])
-
-
-def test_sigmoid_table_is_tflms():
-    """The stored table equals the one TFLM's int16 TANH interpolates (re-probed)."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[2] / "scripts" / "probe_sigmoid_table.py"
-    spec = importlib.util.spec_from_file_location("probe_sigmoid_table", path)
-    probe = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(probe)
-    assert np.array_equal(probe.probe(), lower_rnn.sigmoid_table())
-    assert json.loads(lower_rnn.SIGMOID_TABLE.read_text())[0] == 32768
 
 
 @pytest.mark.parametrize("slots,text", [((1, 5, 12), "CIFG (no input gate) is not supported"),
