@@ -1,7 +1,7 @@
 """IF runs its then or else subgraph on a bool input, WHILE its body while its cond subgraph says
 so, bit-exact with TFLM (if.cc, while.cc) over streams of random inputs: IF with int8 and
-float32 branches (ADD / MUL), WHILE a counter loop (float counter from an input, a constant
-limit) carrying an ADD-accumulated int8 or float32 tensor, a reversed int32 one and pass-throughs."""
+float32 branches (ADD / MUL), WHILE a counter loop (an int32 or float32 counter from an input,
+clamped, to a constant limit) carrying an ADD-accumulated int8 or float32 tensor, a reversed int32 one and pass-throughs."""
 
 from __future__ import annotations
 
@@ -103,10 +103,12 @@ def _f32(values) -> bytes:
     return np.asarray(values, np.float32).tobytes()
 
 
-def while_model(dtype: str, seed: int, limit: float = 4.0) -> bytes:
+def while_model(dtype: str, seed: int, limit: float = 4.0, counter: str = "float32") -> bytes:
     """i0 = max(x, -8); (i, n, v, inc, z) = WHILE(i < n) { i + 1, n, v + inc, inc, reverse(z) }
-    with n = limit a constant operand; outputs i, v, z."""
+    with n = limit a constant operand; outputs i, v, z. `counter`: i's type (float32, int32)."""
     rng = np.random.default_rng(seed)
+    ct = INT32 if counter == "int32" else FLOAT32
+    num = (lambda v: np.asarray(v, np.int32).tobytes()) if counter == "int32" else _f32  # noqa: E731
     k = int(rng.integers(1, 9))
     if dtype == "int8":
         qv = {"scale": [float(rng.uniform(0.01, 0.1))], "zero_point": [int(rng.integers(-20, 20))]}
@@ -117,30 +119,31 @@ def while_model(dtype: str, seed: int, limit: float = 4.0) -> bytes:
         typ = FLOAT32
 
     def carried(n_buffer=0):  # i, n, v, inc, z
-        return [TensorSpec([1], FLOAT32, name="i"), TensorSpec([1], FLOAT32, name="n", buffer=n_buffer),
+        return [TensorSpec([1], ct, name="i"), TensorSpec([1], ct, name="n", buffer=n_buffer),
                 TensorSpec([1, k], typ, name="v", **qv), TensorSpec([1, k], typ, name="inc", **qi),
                 TensorSpec([k], INT32, name="z")]
     cond = SubgraphSpec([*carried(), TensorSpec([1], BOOL, name="go")],
                         [_op("LESS", [0, 1], [5], [])], inputs=[0, 1, 2, 3, 4], outputs=[5])
-    body_t = [*carried(), TensorSpec([1], FLOAT32, name="one", buffer=1), TensorSpec([1], FLOAT32, name="i2"),
+    body_t = [*carried(), TensorSpec([1], ct, name="one", buffer=1), TensorSpec([1], ct, name="i2"),
               TensorSpec([1, k], typ, name="v2", **qv), TensorSpec([1], INT32, name="axis", buffer=2),
               TensorSpec([k], INT32, name="z2")]
     body = SubgraphSpec(body_t, [_op("ADD", [0, 5], [6], [("i8", 0)]), _op("ADD", [2, 3], [7], [("i8", 0)]),
                                  _op("REVERSE_V2", [4, 8], [9], [])],
                         inputs=[0, 1, 2, 3, 4], outputs=[6, 1, 7, 3, 9])
-    main = [TensorSpec([1], FLOAT32, name="x"), TensorSpec([1], FLOAT32, name="floor", buffer=3),
+    main = [TensorSpec([1], ct, name="x"), TensorSpec([1], ct, name="floor", buffer=3),
             *carried(n_buffer=4), *[TensorSpec(t.shape, t.type, name=t.name + "_out", scale=t.scale,
                                                zero_point=t.zero_point) for t in carried()]]
     ops = [_op("MAXIMUM", [0, 1], [2], []), _op("WHILE", [2, 3, 4, 5, 6], [7, 8, 9, 10, 11], [("i32", 1), ("i32", 2)])]
     codes = [CodeSpec(deprecated=min(S.BUILTIN_CODE[k], 127), builtin=S.BUILTIN_CODE[k]) for k in KINDS]
-    buffers = [b"", _f32([1.0]), np.zeros(1, np.int32).tobytes(), _f32([-8.0]), _f32([limit])]
+    buffers = [b"", num([1]), np.zeros(1, np.int32).tobytes(), num([-8]), num([limit])]
     return ModelSpec(main, ops, codes, buffers=buffers, inputs=[0, 4, 5, 6], outputs=[7, 9, 11],
                      subgraphs=[cond, body]).build()
 
 
-@pytest.mark.parametrize("dtype, seed", [("float32", 7), ("int8", 8), ("int8", 9)])
-def test_while_bit_exact_with_tflm_over_a_stream(dtype, seed):
-    verdict, compiled, _ = _verify(while_model(dtype, seed), "host", seed)
+@pytest.mark.parametrize("dtype, seed, counter", [("float32", 7, "float32"), ("int8", 8, "float32"),
+                                                  ("int8", 9, "int32"), ("float32", 13, "int32")])
+def test_while_bit_exact_with_tflm_over_a_stream(dtype, seed, counter):
+    verdict, compiled, _ = _verify(while_model(dtype, seed, counter=counter), "host", seed)
     assert verdict.samples >= 20 and verdict.ok, verdict.line(False)
 
 
