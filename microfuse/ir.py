@@ -194,6 +194,7 @@ class Graph:
     name: str = "model"
     metadata: dict[str, bytes] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)  # what the reader changed, for the user (one line each)
+    init: "Graph | None" = None  # ops run once before the first invoke (a computing CALL_ONCE subgraph)
 
     def tensors(self) -> list[Tensor]:
         """Every tensor used, each once, in first-use order (inputs first)."""

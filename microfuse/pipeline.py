@@ -43,6 +43,19 @@ class Compiled:
     model_path: str = ""
     notes: list[str] = field(default_factory=list)
     fusion: list[dict] = field(default_factory=list)  # every fusion decision (passes.Context)
+    init: "InitCode | None" = None  # a computing CALL_ONCE subgraph, run once in NAME_init()
+
+
+@dataclass(eq=False)
+class InitCode:
+    """A computing CALL_ONCE subgraph: its calls in order and its own plan, whose arena offsets
+    start at `base` (past the main graph's inputs, the only tensors alive when the first invoke
+    runs it); its state tensors are the main graph's, at the main plan's state offsets."""
+
+    graph: Graph
+    calls: list[lowering.Call]
+    plan: plan.Plan
+    base: int
 
 
 NAME_RE = re.compile(r"[a-z_][a-z0-9_]*")
@@ -57,8 +70,9 @@ def check_name(name: str) -> str:
 def load(model: str | Path | bytes) -> Graph:
     """Read a model, refuse what cannot be compiled (all problems at once), verify the IR."""
     graph = reader.read(model)
-    ops.check_supported(graph)  # first: shape rules assume the constraints hold
-    ops.verify(graph)
+    for g in (graph, graph.init) if graph.init else (graph,):
+        ops.check_supported(g)  # first: shape rules assume the constraints hold
+        ops.verify(g)
     return graph
 
 
@@ -92,12 +106,58 @@ def compile_model(model: str | Path | bytes | Graph, options: Options = Options(
         raise ArenaLimitError(f"{e} ({where}--optimize size may need less; `microfuse build` without "
                               "the limit writes report.html with the memory timeline)") from None
     ordered = [calls[id(op)] for op in memory.order if id(op) in calls]
-    return Compiled(options.name, source, graph, ordered, memory, options, path, notes=list(source.notes),
-                    fusion=context.decisions())
+    init = _compile_init(source.init, graph, memory, lowerer) if source.init else None
+    notes = list(source.notes)
+    if init is not None:
+        notes.append(f"CALL_ONCE subgraph: {len(init.calls)} kernel call(s) run once, in {options.name}_init() "
+                     f"(the first invoke calls it), on arena bytes {init.base}..{init.base + init.plan.arena_bytes}")
+    return Compiled(options.name, source, graph, ordered, memory, options, path, notes=notes,
+                    fusion=context.decisions(), init=init)
+
+
+def _compile_init(init: Graph, graph: Graph, memory: plan.Plan, lowerer: Lowerer) -> InitCode:
+    """Lower and plan the CALL_ONCE subgraph (no passes: it runs once) and place its arena past
+    the main graph's inputs; the main arena grows to hold it if needed."""
+    used = set(graph.state())
+    kept: list = []
+    for op in reversed(init.ops):  # what the main graph never sees is dead
+        needed = {id(t) for k in kept for t in k.inputs if t is not None}
+        if any(t.variable and t in used for t in op.outputs) or any(id(t) in needed for t in op.outputs) \
+                or (op.kind == "ASSIGN_VARIABLE" and op.inputs[0] in used):
+            kept.insert(0, op)
+    init = Graph(kept, [], [], name=init.name)
+    calls = _lower_all(init, lowerer.at("size"))
+    kept = next((c for c in calls.values() if c.state), None)
+    if kept is not None:  # its state area place is planned for main-graph calls only
+        raise UnsupportedError(f"CALL_ONCE subgraph {kept.op.where}: a kernel that keeps state between invokes; "
+                               "microfuse runs those in the main subgraph only")
+    own = _plan(init, calls)
+    align = memory.align
+    base = max((memory.offsets[t] + t.nbytes for t in graph.inputs), default=0)
+    base = -(-base // align) * align
+    memory.arena_bytes = max(memory.arena_bytes, base + own.arena_bytes)
+    for t in init.state():
+        if t not in memory.state_offsets:  # kept ops touch only state the main graph has
+            raise UnsupportedError(f"CALL_ONCE subgraph: state '{t.name}' has no place in the state area")
+    return InitCode(init, [calls[id(op)] for op in own.order if id(op) in calls], own, base)
 
 
 def _lower_all(graph: Graph, lowerer: Lowerer) -> dict[int, lowering.Call]:
-    return {id(op): lowerer.lower(op) for op in graph.ops if not ops.REGISTRY[op.kind].alias}
+    calls = {id(op): lowerer.lower(op) for op in graph.ops if not ops.REGISTRY[op.kind].alias}
+    for call in calls.values():
+        plan_branches(call)
+    return calls
+
+
+def plan_branches(call: lowering.Call) -> None:
+    """An IF's or WHILE's subgraphs planned alone (once: calls are memoized); the call's scratch
+    holds the larger, as the two never run at once."""
+    for b in call.branches:
+        if b.plan is None:
+            b.plan = _plan(b.graph, b.calls)
+            b.order = [b.calls[id(op)] for op in b.plan.order if id(op) in b.calls]
+    if call.branches:
+        call.scratch = max(b.plan.arena_bytes for b in call.branches)
 
 
 def _plan(graph: Graph, calls: dict[int, lowering.Call], limit: int | None = None) -> plan.Plan:

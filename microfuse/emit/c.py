@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import jinja2
@@ -89,6 +89,8 @@ class _CallView:
     args: list[str]
     trace: str
     comment: str
+    code: str = ""  # control flow (IF): C statements in place of one kernel call
+    nested: list = field(default_factory=list)  # the branches' calls, defined beside the others
 
 
 class Places(dict):
@@ -124,14 +126,16 @@ def _describe(call: Call, places: Places) -> str:
     ops = call.sources
     first = ops[0]
     idx = ",".join(str(op.index) for op in ops)
-    ins = " ".join(places.label(t) for t in call.inputs)
+    ins = " ".join(places.label(t) if t in places else "const" for t in call.inputs)  # WHILE takes constants
     outs = " ".join(places.label(t) for t in call.outputs)
     return f"op {idx} {call.label} '{first.name}' {ins} -> {outs}"  # the template escapes it
 
 
 def _view(i: int, call: Call, offsets: "Places", scratch_offset: int | None,
-          backward: bool, state_offset: int | None = None) -> _CallView:
-    prefix = f"call{i}"
+          backward: bool, state_offset: int | None = None, kind: str = "call") -> _CallView:
+    prefix = f"{kind}{i}"
+    if call.branches:
+        return _control_view(prefix, call, offsets, scratch_offset)
     arrays, fields = [], []
     params = {**call.params, call.reverse_key: 1} if backward else call.params  # the plan's direction
     for key, value in params.items():
@@ -155,6 +159,61 @@ def _view(i: int, call: Call, offsets: "Places", scratch_offset: int | None,
                      _describe(call, offsets))
 
 
+def _control_view(prefix: str, call: Call, offsets: "Places", base: int) -> _CallView:
+    """IF or WHILE as TFLM runs them (if.cc, while.cc): copies between the op's tensors and a
+    subgraph's inputs and outputs around the subgraph's calls. Both subgraphs' tensors sit at
+    their own plans' offsets past `base` (the op's scratch: they never run at once). A constant
+    operand is copied from flash."""
+    arrays, nested, places, runs = [], [], [], []
+    for name, b in zip(("then", "else") if call.kernel == "mf_if" else ("cond", "body"), call.branches):
+        inner = Places(b.plan)
+        inner.clear()
+        inner.update({t: ("arena", base + o) for t, o in b.plan.offsets.items()})
+        scratch = {id(op): base + off for op, (off, _) in b.plan.scratch.items()}
+        views = [_view(j, c, inner, scratch.get(id(c.op)), c.op in b.plan.backward, kind=f"{prefix}_{name}")
+                 for j, c in enumerate(b.order)]
+        nested += [n for v in views for n in [v, *v.nested]]
+        places.append(inner)
+        runs.append([v.code or f"{v.kernel}(&{v.prefix}_params, {', '.join(v.args)});" for v in views])
+
+    consts: dict[int, str] = {}
+
+    def at(t: Tensor, where: "Places") -> str:
+        if t in where or not t.is_const:
+            return where.address(t)
+        if id(t) not in consts:
+            consts[id(t)] = cname = f"{prefix}_const{len(arrays)}"
+            raw = np.ascontiguousarray(np.asarray(t.data, t.dtype.np)).view(np.uint8).reshape(-1)
+            arrays.append(_Array(cname, "uint8_t", max(1, raw.size), c_array_body(raw)))
+        return consts[id(t)]
+
+    def copy(dst, dst_at, src, src_at) -> list[str]:
+        return [f"memcpy({at(d, dst_at)}, {at(s, src_at)}, {d.nbytes}u);" for d, s in zip(dst, src)]
+
+    (g0, g1), (p0, p1), (r0, r1) = [b.graph for b in call.branches], places, runs
+    if call.kernel == "mf_if":
+        operands = call.inputs[1:]
+        code = [f"if (*(const uint8_t *)({offsets.address(call.inputs[0])}) != 0) {{ /* then */",
+                *_indent(copy(g0.inputs, p0, operands, offsets) + r0 + copy(call.outputs, offsets, g0.outputs, p0)),
+                "} else {",
+                *_indent(copy(g1.inputs, p1, operands, offsets) + r1 + copy(call.outputs, offsets, g1.outputs, p1)),
+                "}"]
+    else:  # the cond runs on the inputs, then body and cond on the outputs while it says so
+        outs, test = call.outputs, f"*(const uint8_t *)({p0.address(g0.outputs[0])}) != 0"
+        code = [*copy(g0.inputs, p0, call.inputs, offsets), *copy(outs, offsets, call.inputs, offsets), *r0,
+                f"while ({test}) {{",
+                *_indent(copy(g1.inputs, p1, outs, offsets) + r1 + copy(outs, offsets, g1.outputs, p1)
+                         + copy(g0.inputs, p0, outs, offsets) + r0),
+                "}"]
+    out = call.outputs[0]
+    return _CallView(prefix, call.kernel, "", [], arrays, [], f"{offsets.address(out)}, {out.nbytes}u",
+                     _describe(call, offsets), code="\n    ".join(code), nested=nested)
+
+
+def _indent(lines: list[str]) -> list[str]:
+    return ["    " + line for line in lines]
+
+
 @dataclass
 class _IO:
     kind: str
@@ -176,8 +235,10 @@ class _IO:
 
 
 def runtime_files(calls: list[Call]) -> list[str]:
-    """The runtime_c sources the calls need, sorted, each once."""
-    return sorted({*ALWAYS_FILES, *(f for c in calls for f in c.files)})
+    """The runtime_c sources the calls need (an IF's branches' too), sorted, each once."""
+    inner = [c for call in calls for b in call.branches for c in b.calls.values()]
+    nested = runtime_files(inner) if inner else []
+    return sorted({*ALWAYS_FILES, *(f for c in calls for f in c.files), *nested})
 
 
 def banner(compiled) -> str:
@@ -195,17 +256,22 @@ def emit(compiled, out: Path) -> None:
     views = [_view(i, c, places, scratch.get(id(c.op)), c.op in plan.backward, own.get(id(c.op)))
              for i, c in enumerate(compiled.calls)]
     graph = compiled.graph
+    init_views = _init_views(compiled)
+    defined = [d for v in views + init_views for d in [v, *v.nested] if d.arrays or not d.code]  # static data
     context = dict(
         name=name, N=name.upper(), banner=banner(compiled), command=compiled.options.command,
-        align=plan.align, arena_bytes=plan.arena_bytes, calls=views,
+        align=plan.align, arena_bytes=plan.arena_bytes, calls=views, init_calls=init_views,
+        defined=defined,
+        needs_string=bool(_state_views(graph, plan)) or any(v.code for v in views + init_views),
         state_bytes=plan.state_bytes, state=_state_views(graph, plan),
         summary=(f"{len(compiled.source.ops)} source ops -> {len(compiled.calls)} kernel calls, "
                  f"arena {plan.arena_bytes} bytes (whole-tensor lower bound {plan.lower_bound_bytes})"),
         inputs=[_IO("INPUT", i, t, offsets[t]) for i, t in enumerate(graph.inputs)],
         outputs=[_IO("OUTPUT", i, t, offsets[t]) for i, t in enumerate(graph.outputs)],
-        runtime=runtime_files(compiled.calls), version=__version__,
+        runtime=runtime_files([*compiled.calls, *(compiled.init.calls if compiled.init else [])]),
+        version=__version__,
         model_file=Path(compiled.model_path).name or "a graph",
-        needs_math=any("NAN" in a.body or "INFINITY" in a.body for v in views for a in v.arrays),
+        needs_math=any("NAN" in a.body or "INFINITY" in a.body for v in defined for a in v.arrays),
     )
     (out / "zephyr").mkdir(exist_ok=True)
     for template, target in (("model.h.j2", f"{name}.h"), ("model.c.j2", f"{name}.c"), *PACKAGES):
@@ -213,6 +279,20 @@ def emit(compiled, out: Path) -> None:
     _copy_runtime(context["runtime"], out)
     copied = [p.read_text() for p in sorted(out.glob("mf_*.[ch]")) if p.name != symbols.CONFIG]
     (out / symbols.CONFIG).write_text(symbols.config_header(name, banner(compiled), symbols.runtime_symbols(copied)))
+
+
+def _init_views(compiled) -> list[_CallView]:
+    """The CALL_ONCE subgraph's calls: its own plan's offsets past `base`, the main plan's state."""
+    init = compiled.init
+    if init is None:
+        return []
+    places = Places(init.plan)
+    places.clear()
+    places.update({t: ("arena", init.base + o) for t, o in init.plan.offsets.items()})
+    places.update({t: ("state", o) for t, o in compiled.plan.state_offsets.items()})
+    scratch = {id(op): init.base + off for op, (off, _) in init.plan.scratch.items()}
+    return [_view(i, c, places, scratch.get(id(c.op)), c.op in init.plan.backward, kind="init")
+            for i, c in enumerate(init.calls)]
 
 
 @dataclass

@@ -19,6 +19,7 @@ from . import conv, data, elementwise, fc, pool, reduce, siblings, softmax  # no
 from . import add_n, arith, cast, compare, conv16, int16, math, matmul, movement, pool_s16  # noqa: F401
 from . import reduce_ops, resize, rnn, select, signal, split, state, tconv  # noqa: F401
 from . import int32  # noqa: F401
+from . import control  # noqa: F401  (IF, WHILE)
 from .call import Call, ConstArray
 from .kernels import SPECS, KernelSpec
 from .registry import LOWERINGS, OPTIMIZE_LEVELS, lowering

@@ -41,6 +41,7 @@ class Call:
     notes: list[str] = field(default_factory=list)
     op: Op | None = None
     state: int = 0
+    branches: list = field(default_factory=list)  # IF, WHILE: a Branch per subgraph (lower/control.py)
 
     @property
     def kernel(self) -> str:

@@ -187,3 +187,4 @@ from . import add_n  # noqa: E402,F401  (ADD_N)
 from . import movement  # noqa: E402,F401  (data movement: TRANSPOSE, SLICE, GATHER, ...)
 from . import tconv  # noqa: E402,F401
 from . import split  # noqa: E402,F401  (SPLIT, SPLIT_V, UNPACK)
+from . import control  # noqa: E402,F401  (IF)

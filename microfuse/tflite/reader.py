@@ -140,7 +140,8 @@ class _Reader:
             if t.variable:
                 raise UnsupportedError(f"tensor {t.index} '{_short(t.name)}': a variable (stateful) tensor is a "
                                        "graph input or output; microfuse keeps state inside the model")
-        return Graph(ops, inputs, outputs, name=name, metadata=self.metadata(), notes=notes)
+        init = Graph(self.state.init_ops, [], [], name=f"{name}_init") if self.state.init_ops else None
+        return Graph(ops, inputs, outputs, name=name, metadata=self.metadata(), notes=notes, init=init)
 
     def resize_dynamic(self, ops: list[Op]) -> list[str]:
         """Outputs stored with a shape that differs from their op's rule only where shape_signature

@@ -1,10 +1,11 @@
 """How the reader takes the subgraph ops: CALL_ONCE initializers vanish into the state's initial
-value, the ops that run subgraphs at every invoke are refused naming the op and the reason."""
+value; IF and WHILE keep their subgraphs; CALL is refused naming the op and the reason."""
 
 from __future__ import annotations
 
 import pytest
 
+from microfuse import ops
 from microfuse.errors import ModelError, UnsupportedError
 from microfuse.tflite import read_bytes
 from microfuse.tflite import schema as S
@@ -29,10 +30,16 @@ def test_call_once_of_a_missing_subgraph():
 
 
 @pytest.mark.parametrize("kind, options", [("IF", "IfOptions"), ("WHILE", "WhileOptions")])
-def test_control_flow_is_refused_naming_the_op(kind, options):
-    with pytest.raises(UnsupportedError, match=rf"^op 0 {kind}: {kind} runs other subgraphs at every invoke; "
-                                               "microfuse runs only CALL_ONCE initializers"):
-        read_bytes(_with(kind, options, [("i32", 1), ("i32", 2)]))
+def test_control_flow_keeps_its_subgraphs_and_checks_them_naming_the_op(kind, options):
+    graph = read_bytes(_with(kind, options, [("i32", 1), ("i32", 2)]))
+    assert graph.ops[0].kind == kind and len(graph.ops[0].attrs.branches) == 2
+    with pytest.raises(UnsupportedError, match=rf"^op 0 {kind}: the op has no outputs"):
+        ops.check_supported(graph)
+
+
+def test_call_is_refused_naming_the_op():
+    with pytest.raises(UnsupportedError, match=r"^op 0 CALL: CALL runs other subgraphs; microfuse runs IF, WHILE"):
+        read_bytes(_with("CALL", "CallOptions", [("i32", 1)]))
 
 
 def test_a_resource_read_without_its_handle_names_the_op():

@@ -315,7 +315,7 @@ def test_options_value_out_of_range():
 def test_control_flow_needs_another_subgraph():
     spec = add_model(codes=[CodeSpec(deprecated=S.BUILTIN_CODE["WHILE"], builtin=S.BUILTIN_CODE["WHILE"])],
                      ops=[OpSpec(0, [0], [2])], extra_subgraphs=2)
-    _fails(spec, UnsupportedError, r"op 0 WHILE: WHILE runs other subgraphs at every invoke")
+    _fails(spec, ModelError, r"op 0 WHILE: subgraph 0 is the main subgraph; it must name another subgraph")
 
 
 def test_load_reports_unsupported_ops(tmp_path):

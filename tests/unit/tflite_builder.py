@@ -40,6 +40,16 @@ class OpSpec:
 
 
 @dataclass
+class SubgraphSpec:
+    """A whole subgraph after the main one (CALL_ONCE's init subgraph, IF's branches...)."""
+
+    tensors: list[TensorSpec]
+    ops: list[OpSpec]
+    inputs: list[int] = field(default_factory=list)
+    outputs: list[int] = field(default_factory=list)
+
+
+@dataclass
 class CodeSpec:
     deprecated: int | None = None  # deprecated_builtin_code (byte); None: not written
     builtin: int | None = None
@@ -56,7 +66,8 @@ class ModelSpec:
     outputs: list[int] = field(default_factory=list)
     version: int = 3
     metadata: list[tuple[str, int]] = field(default_factory=list)
-    extra_subgraphs: int = 0
+    extra_subgraphs: int = 0  # empty subgraphs after the main one and `subgraphs` (-1: no subgraph at all)
+    subgraphs: list[SubgraphSpec] = field(default_factory=list)
     external: dict[int, bytes] = field(default_factory=dict)  # buffer -> data stored after the flatbuffer
 
     def build(self) -> bytes:
@@ -115,8 +126,13 @@ class _Builder:
     def operator(self, op: OpSpec) -> int:
         fields = [("inputs", "off", self.vec(op.inputs, np.int32)), ("outputs", "off", self.vec(op.outputs, np.int32))]
         if op.options is not None:
+            strings = {slot: self.b.CreateString(value) for slot, (kind, value) in enumerate(op.options)
+                       if kind == "str"}  # made before the table that points at them
             self.b.StartObject(len(op.options))
             for slot, (kind, value) in enumerate(op.options):
+                if kind == "str":
+                    self.b.PrependUOffsetTRelativeSlot(slot, strings[slot], 0)
+                    continue
                 {"i8": self.b.PrependInt8Slot, "bool": self.b.PrependBoolSlot, "i32": self.b.PrependInt32Slot,
                  "f32": self.b.PrependFloat32Slot}[kind](slot, value, 0)
             fields.append(("builtin_options", "off", self.b.EndObject()))
@@ -141,20 +157,21 @@ class _Builder:
             return self.table(S.BUFFER, [])
         return self.table(S.BUFFER, [("data", "off", self.vec(np.frombuffer(data, np.uint8), np.uint8))])
 
-    def subgraph(self, main: bool) -> int:
-        s = self.spec
-        tensors = [self.tensor(t) for t in s.tensors] if main else []
-        ops = [self.operator(op) for op in s.ops] if main else []
+    def subgraph(self, g: SubgraphSpec) -> int:
+        tensors = [self.tensor(t) for t in g.tensors]
+        ops = [self.operator(op) for op in g.ops]
         return self.table(S.SUBGRAPH, [
             ("tensors", "off", self.offsets(tensors)),
-            ("inputs", "off", self.vec(s.inputs if main else [], np.int32)),
-            ("outputs", "off", self.vec(s.outputs if main else [], np.int32)),
+            ("inputs", "off", self.vec(g.inputs, np.int32)),
+            ("outputs", "off", self.vec(g.outputs, np.int32)),
             ("operators", "off", self.offsets(ops)),
         ])
 
     def build(self) -> bytes:
         s, b = self.spec, self.b
-        subgraphs = [self.subgraph(i == 0) for i in range(1 + s.extra_subgraphs)]
+        main = SubgraphSpec(s.tensors, s.ops, s.inputs, s.outputs)
+        every = [main, *s.subgraphs, *[SubgraphSpec([], [])] * s.extra_subgraphs]
+        subgraphs = [self.subgraph(g) for g in every[:len(every) if s.extra_subgraphs >= 0 else 0]]
         codes = [self.code(c) for c in s.codes]
         buffers = [self.buffer(i, d) for i, d in enumerate(s.buffers)]
         metadata = [self.table(S.METADATA, [("name", "off", b.CreateString(n)), ("buffer", "u32", i)])
