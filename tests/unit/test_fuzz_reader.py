@@ -112,7 +112,7 @@ class Mutator:
         return bytes(out)
 
     def truncate(self, b: bytearray) -> bytearray:
-        return b[: self.rng.randrange(len(b))]
+        return b[: self.rng.randrange(len(b))] if b else b  # an earlier mutation may have emptied it
 
     def bit_flips(self, b: bytearray) -> bytearray:
         for _ in range(self.rng.randint(1, 8)):
