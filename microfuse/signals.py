@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import threading
 from typing import Iterator
@@ -45,3 +46,30 @@ def handled() -> Iterator[None]:
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
+
+
+@contextlib.contextmanager
+def deferred() -> Iterator[None]:
+    """Within: a signal is only noted; on exit it takes effect as it would have (the handler before).
+    For steps that must not be cut in two (a folder made and its path not yet kept). A signal mask
+    cannot do this: numpy's threads leave it unblocked, and any thread may take a process signal."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    noted: list[int] = []
+    previous = {s: signal.signal(s, lambda signum, frame: noted.append(signum))
+                for s in _CAUGHT if signal.getsignal(s) is not signal.SIG_IGN}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        if noted:
+            _deliver(noted[0], previous[noted[0]])
+
+
+def _deliver(signum: int, handler) -> None:
+    if callable(handler):
+        handler(signum, None)
+    elif handler is signal.SIG_DFL:
+        os.kill(os.getpid(), signum)  # the default action, now that it is back in place

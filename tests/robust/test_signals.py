@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -146,3 +147,50 @@ def test_firmware_exits_when_its_uart_is_silent(tmp_path):
         assert session.proc.returncode == EXIT_IDLE
     finally:
         session.kill()
+
+
+def _signal_on_return(fn):
+    """fn, with SIGINT taken by another thread just before fn returns (as numpy's threads may take
+    it: a signal mask in the main thread does not cover them); Python then runs the handler at the
+    main thread's next bytecode, still inside the wrapper."""
+    go = threading.Event()
+
+    def taker():  # made now, so its signal mask is the test's, not one a caller blocked
+        go.wait()
+        signal.pthread_kill(threading.get_ident(), signal.SIGINT)
+
+    thread = threading.Thread(target=taker, daemon=True)
+    thread.start()
+
+    def wrapped(*args, **kwargs):
+        result = fn(*args, **kwargs)
+        if not go.is_set():
+            go.set()
+            thread.join()
+        return result
+    return wrapped
+
+
+def test_a_signal_as_the_staging_folder_is_made_leaves_nothing(tmp_path, monkeypatch):
+    from microfuse import output
+    from microfuse.signals import handled
+
+    monkeypatch.setattr(output, "_make_staging", _signal_on_return(output._make_staging))
+    with handled(), pytest.raises(KeyboardInterrupt):
+        output.write(tmp_path / "out", lambda staging: (staging / "report.json").write_text("{}"))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_signal_during_the_swap_keeps_old_build_and_users_files_until_the_swap_is_done(tmp_path, monkeypatch):
+    from microfuse import output
+    from microfuse.pipeline import Options, build
+    from microfuse.signals import handled
+
+    out = tmp_path / "out"
+    build(TINY, out, Options(name="m"))
+    (out / "main.c").write_text("mine")
+    monkeypatch.setattr(output.os, "rename", _signal_on_return(os.rename))
+    with handled(), pytest.raises(KeyboardInterrupt):
+        build(TINY, out, Options(name="n"))
+    assert (out / "main.c").read_text() == "mine" and (out / "n.c").exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]
