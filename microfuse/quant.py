@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from .errors import UnsupportedError
 from .ir import DType, Tensor
 
 INT_RANGE = {DType.INT8: (-128, 127), DType.UINT8: (0, 255), DType.INT16: (-32768, 32767),
@@ -16,6 +17,9 @@ def quantize_multiplier(real: float) -> tuple[int, int]:
     """(Q31 multiplier, shift) with real = multiplier * 2^(shift - 31), as TFLite's QuantizeMultiplier."""
     if real == 0.0:
         return 0, 0
+    if not math.isfinite(real):  # absurd scales (1e38 x 1e38, x / 0): no multiplier means it
+        raise UnsupportedError(f"requantization multiplier {real:g} is not finite: the scales it is "
+                               "made of are out of any usable range")
     mantissa, shift = math.frexp(real)  # real = mantissa * 2^shift, 0.5 <= |mantissa| < 1
     q = int(_tf_round(mantissa * (1 << 31)))
     if q == 1 << 31:

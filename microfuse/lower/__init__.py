@@ -59,6 +59,8 @@ class Lowerer:
                 raise UnsupportedError(f"{op.where} '{op.name}': no {first.dtype if first else ''} kernel for {op.kind}")
             call = fn(op, self)
         except MicrofuseError as e:
+            if not str(e).startswith(op.where):  # a helper's error: say which op it is about
+                return type(e)(f"{op.where} '{op.name}': {e}")
             return e
         call.op = op
         return call

@@ -145,8 +145,10 @@ def _svdf_sizes(op: Op) -> dict[str, int]:
 
 
 def _f32_ratio(a, b, c) -> float:
-    """TFLM's effective SVDF scales: a * b / c in float32, then widened to double."""
-    return float(np.float32(np.float32(a) * np.float32(b)) / np.float32(c))
+    """TFLM's effective SVDF scales: a * b / c in float32, then widened to double (an absurd
+    scale gives inf, which quantize_multiplier refuses)."""
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        return float(np.float32(np.float32(a) * np.float32(b)) / np.float32(c))
 
 
 @lowering("SVDF", DType.INT8)

@@ -24,9 +24,18 @@ _SCALAR_SLOT = {
 }
 
 
+_RESOURCE_KINDS = ("READ_VARIABLE", "ASSIGN_VARIABLE")
+
+
 def write(graph: Graph, signatures: dict[str, tuple[int, ...]] | None = None) -> bytes:
     """The graph as .tflite bytes (schema version 3, identifier TFL3, one subgraph).
-    `signatures`: a shape_signature (-1: dynamic) per tensor name, as converters write them."""
+    `signatures`: a shape_signature (-1: dynamic) per tensor name, as converters write them.
+    Resource variables and init subgraphs (what the reader resolved VAR_HANDLE and CALL_ONCE
+    into) need subgraphs the writer does not make: it refuses such graphs."""
+    unwritable = [op.kind for op in graph.ops if op.kind in _RESOURCE_KINDS]
+    if unwritable or graph.init is not None:
+        raise ValueError(f"the writer makes one subgraph without resource variables "
+                         f"({unwritable[0] if unwritable else 'an init subgraph'})")
     tensors = tensor_order(graph)
     size = sum(t.nbytes for t in tensors if t.is_const) + sum(len(v) for v in graph.metadata.values())
     b = flatbuffers.Builder(size + 4096)

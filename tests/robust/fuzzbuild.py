@@ -35,6 +35,10 @@ SMALL_MODELS = [REPO / "examples" / n for n in ("tiny_cnn_int8.tflite", "residua
 SHARED = REPO.parent / "shared" / "models"
 SMALL_MODELS += [p for p in (SHARED / "tflm_hello_world_int8.tflite", SHARED / "tflm_simple_add.tflite")
                  if p.exists()]
+# State, several subgraphs and custom ops: a CALL_ONCE wake-word model (resource variables), SVDF
+# with int16 state, an int8 LSTM and the signal library's custom ops (flexbuffer options).
+STATEFUL_MODELS = [SHARED / "wakeword" / "hey_jarvis.tflite", SHARED / "tflm" / "keyword_scrambled_int16.tflite",
+                   SHARED / "tflm" / "mnist_lstm_int8.tflite", SHARED / "tflm" / "audio_preprocessor_int8.tflite"]
 SCALES = [0.0, -0.0, 2.0 ** -140, 1e-38, 1e-30, 1e-12, 1e-6, 1.0, 1e6, 1e12, 1e30, 1e38, float("nan"),
           float("inf"), -1.0]
 
@@ -49,13 +53,26 @@ def _graphs(rng: np.random.Generator) -> list[Graph]:
             modelgen.unary(rng, "LOGISTIC"), modelgen.conv2d(rng, dtype=f32), modelgen.fully_connected(rng, dtype=f32)]
 
 
+def _writable(data: bytes) -> bool:
+    """The writer can re-serialize the model (a semantic mutation of it is a case)."""
+    try:
+        writer.write(read_bytes(data))
+        return True
+    except ValueError:
+        return False
+
+
 class Corpus:
-    def __init__(self):
+    """Model files to byte-mutate, and serialized graphs to mutate semantically (the generated
+    small graphs unless `models` is given: then those of the files the writer can write)."""
+
+    def __init__(self, models: list[Path] | None = None):
         from test_fuzz_reader import Corpus as ReaderCorpus
 
-        self.files = [(p.name, p.read_bytes()) for p in SMALL_MODELS]
+        self.files = [(p.name, p.read_bytes()) for p in (models or SMALL_MODELS)]
         self.structure = [ReaderCorpus._structure(data) for _, data in self.files]
-        self.graphs = [writer.write(g) for g in _graphs(np.random.default_rng(11))]
+        self.graphs = ([data for _, data in self.files if _writable(data)] if models
+                       else [writer.write(g) for g in _graphs(np.random.default_rng(11))])
 
 
 class SemanticMutator:

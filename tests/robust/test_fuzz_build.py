@@ -12,6 +12,8 @@ import pytest
 
 import fuzzbuild
 
+from conftest import NEEDS_CORPUS
+
 SEEDS = range(4)
 
 
@@ -38,6 +40,23 @@ def test_mutated_models_build_or_fail_in_one_line(kind, seed):
     n = -(-_count(kind) // len(SEEDS))
     outcomes = fuzzbuild.campaign(kind, seed, n, sanitize_every=150, corpus=_corpus())
     assert outcomes.get("ok", 0) > 0 and len(outcomes) > 2, outcomes  # both built and refused cases
+    assert outcomes.get("sanitized", 0) >= 1, outcomes
+
+
+_STATEFUL = None
+
+
+@NEEDS_CORPUS
+@pytest.mark.parametrize("kind", ["byte", "semantic"])
+def test_mutated_stateful_multi_subgraph_and_custom_op_models_build_or_fail_in_one_line(kind):
+    """The wake-word model (CALL_ONCE, resource variables), SVDF, LSTM and the signal library's
+    custom ops, mutated (semantically: those the writer can write, one subgraph)."""
+    global _STATEFUL
+    for path in fuzzbuild.STATEFUL_MODELS:
+        assert path.is_file(), f"corpus model {path} is missing"
+    _STATEFUL = _STATEFUL or fuzzbuild.Corpus(fuzzbuild.STATEFUL_MODELS)
+    outcomes = fuzzbuild.campaign(kind, 7, _count(kind) // 4, sanitize_every=40, corpus=_STATEFUL)
+    assert outcomes.get("ok", 0) > 0 and len(outcomes) > 2, outcomes
     assert outcomes.get("sanitized", 0) >= 1, outcomes
 
 

@@ -130,3 +130,17 @@ def test_float_non_finite_weights_compile_as_c99_macros(tmp_path, value):
     program = compile_program(tmp_path / "out", "m", compiled.graph, tmp_path / "prog")
     out = program.run([make_samples(compiled.graph, 0, 0)[0]])[0][0]
     assert out.dtype == np.float32
+
+
+def test_an_svdf_whose_multiplier_overflows_is_refused_naming_the_op(tmp_path):
+    """SVDF's scales are multiplied in float32 at lowering (TFLM's effective scales): 1e38 x 1e38
+    is inf, which no (multiplier, shift) represents (the fuzz campaign's find)."""
+    from conftest import model
+    from microfuse.tflite import read_bytes
+
+    graph = read_bytes(model("tflm/keyword_scrambled_int16").read_bytes())
+    svdf = next(op for op in graph.ops if op.kind == "SVDF")
+    _rescale(svdf.inputs[1], 1e38)  # the feature weights
+    _rescale(svdf.inputs[4], 1e-37)  # the state: input x weights / state overflows float32
+    with pytest.raises(MicrofuseError, match=r"^op \d+ SVDF .*multiplier inf is not finite"):
+        compile_model(writer.write(graph), Options(name="m"))
