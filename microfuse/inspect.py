@@ -48,7 +48,7 @@ class Inspection:
     weights_bytes: int
     lower_bound_bytes: int
     lower_bound_step: int | None  # None only for a graph without ops
-    state_bytes: int = 0  # tensors that outlive an invoke (the state area, not the arena)
+    state_bytes: int = 0  # tensors and kernels' own state that outlive an invoke (the state area)
 
     def to_json(self) -> dict:
         d = asdict(self)
@@ -113,7 +113,7 @@ def inspect_graph(graph: Graph, model: str) -> Inspection:
         weights_bytes=sum(t.nbytes for t in graph.tensors() if t.is_const),
         lower_bound_bytes=peak,
         lower_bound_step=alive.index(peak) if alive else None,
-        state_bytes=sum(t.nbytes for t in graph.state()),
+        state_bytes=sum(t.nbytes for t in graph.state()) + sum(ops.own_state(op) for op in graph.ops),
     )
 
 

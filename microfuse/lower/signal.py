@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from .. import ops as opdefs
 from ..ir import DType, Op
 from .call import Call, ConstArray
 from .kernels import ELEMENT, KernelSpec, declare, make
@@ -122,11 +123,11 @@ declare({"mf_spectral_subtraction_params": ("size", "smoothing_bits", "subtracti
 
 @lowering("CUSTOM:SignalFilterBankSpectralSubtraction", U32)
 def spectral_subtraction(op: Op, lw) -> Call:
-    """The noise estimate TFLM keeps in op data is the kernel's own state: uint32 per channel."""
+    """The noise estimate TFLM keeps in op data is the kernel's own state (ops/signal.py)."""
     a = op.attrs
     params = dict(size=a.num_channels, smoothing_bits=a.smoothing_bits, subtraction_bits=a.spectral_subtraction_bits,
                   clamping=int(bool(a.clamping)), smoothing=a.smoothing, one_minus_smoothing=a.one_minus_smoothing,
                   alternate_smoothing=a.alternate_smoothing,
                   alternate_one_minus_smoothing=a.alternate_one_minus_smoothing,
                   min_signal_remaining=a.min_signal_remaining)
-    return make("mf_spectral_subtraction_u32", params, op.inputs, op.outputs, [op], state=4 * a.num_channels)
+    return make("mf_spectral_subtraction_u32", params, op.inputs, op.outputs, [op], state=opdefs.own_state(op))

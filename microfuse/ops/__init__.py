@@ -102,6 +102,12 @@ def folds(op: Op, known: Callable[[Tensor], bool]) -> bool:
     return d is not None and d.folds is not None and d.folds(op, known)
 
 
+def own_state(op: Op) -> int:
+    """Bytes of state the op's kernel keeps for itself between invokes (0: none)."""
+    d = REGISTRY.get(op.kind)
+    return d.own_state(op) if d is not None and d.own_state is not None else 0
+
+
 def stateful(graph: Graph) -> bool:
     """Whether invokes of the graph form a stream: it has state tensors or an op that keeps state."""
     return bool(graph.state()) or any(op.kind in REGISTRY and REGISTRY[op.kind].keeps_state for op in graph.ops)

@@ -29,9 +29,13 @@ class OpDef:
     # tensors are known at compile time, whatever the types; its docstring is what `microfuse
     # ops` says about it
     folds: Callable[[Op, Callable[[Tensor], bool]], bool] | None = None
-    # its kernel keeps state of its own between invokes (TFLM: in the op's data, cleared by Reset),
-    # so a model holding it runs as a stream (its lowering asks for the bytes: Call.state)
-    keeps_state: bool = False
+    # the bytes its kernel keeps for itself between invokes (TFLM: in the op's data, cleared by
+    # Reset), so a model holding it runs as a stream; its lowering asks for them (Call.state)
+    own_state: Callable[[Op], int] | None = None
+
+    @property
+    def keeps_state(self) -> bool:
+        return self.own_state is not None
 
 
 REGISTRY: dict[str, OpDef] = {}

@@ -156,11 +156,11 @@ def _log_config(op: Op) -> str | None:
     return None if 0 <= a.output_scale < 1 << 16 else f"output_scale {a.output_scale} is outside 0..65535"
 
 
-def _op(kind: str, attrs, infer, operands, extra=None, dtype: DType = I16, keeps_state: bool = False) -> OpDef:
+def _op(kind: str, attrs, infer, operands, extra=None, dtype: DType = I16, own_state=None) -> OpDef:
     """One signal op: its operand check first, then (only if the operands are right) the rest."""
     def check(op: Op) -> str | None:
         return operands(op) or (extra(op) if extra else None)
-    return OpDef(f"CUSTOM:{kind}", attrs, infer, (check,), dtypes=frozenset({dtype}), keeps_state=keeps_state)
+    return OpDef(f"CUSTOM:{kind}", attrs, infer, (check,), dtypes=frozenset({dtype}), own_state=own_state)
 
 
 register(
@@ -179,7 +179,8 @@ register(
         _operands((U32, 1, False), (U32, 1, False), (I16, 1, True), outputs=((U32, 1),)), _pcan_config, U32),
     _op("SignalFilterBankSpectralSubtraction", SpectralSubtractionAttrs,
         lambda op: [(op.inputs[0].shape, U32), (op.inputs[0].shape, U32)],
-        _operands((U32, 1, False), outputs=((U32, 1), (U32, 1))), _subtraction_config, U32, keeps_state=True),
+        _operands((U32, 1, False), outputs=((U32, 1), (U32, 1))), _subtraction_config, U32,
+        own_state=lambda op: 4 * op.attrs.num_channels),  # the noise estimate: uint32 per channel
     _op("SignalFilterBankLog", FilterBankLogAttrs, lambda op: [(op.inputs[0].shape, I16)],
         _operands((U32, 1, False), outputs=((I16, 1),)), _log_config, U32),
 )

@@ -156,3 +156,16 @@ def test_main_usage_error(capsys):
     with pytest.raises(SystemExit) as info:
         cli.main(["inspect"])  # MODEL missing: argparse's usage message, status 2
     assert info.value.code == 2
+
+
+@pytest.mark.parametrize("name", ["tflm/audio_preprocessor_int8", "tflm/keyword_scrambled_int16",
+                                  "wakeword/okay_nabu"])
+def test_inspect_state_is_the_builds_state_area(name):
+    """Variable tensors, resource variables and kernels' own state (the audio front end's noise
+    estimate, which lives in no tensor): inspect says what NAME_STATE_SIZE will be."""
+    from microfuse.pipeline import Options, compile_model
+
+    path = model(name)
+    compiled = compile_model(path, Options(name="m"))
+    assert compiled.plan.state_bytes > 0
+    assert inspect_graph(load(path), str(path)).state_bytes == compiled.plan.state_bytes
