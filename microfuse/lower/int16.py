@@ -19,10 +19,6 @@ ADDSUB_S16 = {"ADD": "mf_add_s16", "SUB": "mf_sub_s16"}
 INT16_LEFT_SHIFT = 15  # add_common.cc / sub_common.cc: 15 for int16 (65535 << 15 fits in int32), 20 for int8
 
 declare({"mf_requantize_params": ("size", "input_zero_point", "output_zero_point", "multiplier", "shift"),
-         "mf_addsub_s16_params": ("b", "input1_offset", "input2_offset", "output_offset", "left_shift",
-                                  "input1_multiplier", "input1_shift", "input2_multiplier", "input2_shift",
-                                  "output_multiplier", "output_shift", "act_min", "act_max", "constant",
-                                  "constant_index"),
          "mf_mul_s16_params": ("b", "output_multiplier", "output_shift", "act_min", "act_max", "constant",
                                "constant_index"),
          "mf_relu_s16_params": ("size", "multiplier", "shift", "act_min", "act_max"),
@@ -32,10 +28,10 @@ declare({"mf_requantize_params": ("size", "input_zero_point", "output_zero_point
         *(KernelSpec(name, "mf_requantize_params", "mf_requantize.c", access=ELEMENT) for name in REQUANTIZE.values()),
         KernelSpec("mf_quantize_f32_s16", "mf_affine_params", "mf_quantize_f32.c", access=ELEMENT),
         KernelSpec("mf_dequantize_s16_f32", "mf_affine_params", "mf_dequantize_f32.c", access=ELEMENT),
-        KernelSpec("mf_add_s16", "mf_addsub_s16_params", "mf_binary_s16.c", access=BINARY),
-        KernelSpec("mf_sub_s16", "mf_addsub_s16_params", "mf_binary_s16.c", access=BINARY),
-        KernelSpec("mf_add_s16_k", "mf_addsub_s16_params", "mf_binary_s16.c", "mf_add_s16", "k", access=BINARY),
-        KernelSpec("mf_sub_s16_k", "mf_addsub_s16_params", "mf_binary_s16.c", "mf_sub_s16", "k", access=BINARY),
+        KernelSpec("mf_add_s16", "mf_addsub_params", "mf_binary_s16.c", access=BINARY),
+        KernelSpec("mf_sub_s16", "mf_addsub_params", "mf_binary_s16.c", access=BINARY),
+        KernelSpec("mf_add_s16_k", "mf_addsub_params", "mf_binary_s16.c", "mf_add_s16", "k", access=BINARY),
+        KernelSpec("mf_sub_s16_k", "mf_addsub_params", "mf_binary_s16.c", "mf_sub_s16", "k", access=BINARY),
         KernelSpec("mf_leaky_relu_s16", "mf_leaky_relu_s16_params", "mf_unary_s16.c", access=ELEMENT),
         KernelSpec("mf_mul_s16", "mf_mul_s16_params", "mf_binary_s16.c", access=BINARY),
         KernelSpec("mf_mul_s16_k", "mf_mul_s16_params", "mf_binary_s16.c", "mf_mul_s16", "k", access=BINARY),
@@ -43,8 +39,7 @@ declare({"mf_requantize_params": ("size", "input_zero_point", "output_zero_point
         KernelSpec("mf_relu6_s16", "mf_relu_s16_params", "mf_unary_s16.c", access=ELEMENT),
         KernelSpec("mf_logistic_s16", "mf_sigmoid_s16_params", "mf_sigmoid_s16.c", access=ELEMENT),
         KernelSpec("mf_tanh_s16", "mf_sigmoid_s16_params", "mf_sigmoid_s16.c", access=ELEMENT),
-        defaults={"mf_addsub_s16_params": {"constant": "NULL", "constant_index": 0},
-                  "mf_mul_s16_params": {"constant": "NULL", "constant_index": 0}})
+        defaults={"mf_mul_s16_params": {"constant": "NULL", "constant_index": 0}})
 
 
 @lowering("ADD", INT16)
