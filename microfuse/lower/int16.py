@@ -9,7 +9,7 @@ from ..ir import DType, Op
 from ..quant import _tf_round, activation_range, quantize_multiplier
 from .call import Call, ConstArray
 from .common import addsub_multipliers, qp
-from .elementwise import REQUANTIZE, _binary_call, broadcast_params
+from .elementwise import REQUANTIZE, _binary_call, addsub_params, broadcast_params
 from .kernels import BINARY, ELEMENT, KernelSpec, declare, make
 from .int16_tables import SIGMOID_TABLE
 from .registry import lowering
@@ -45,15 +45,7 @@ declare({"mf_requantize_params": ("size", "input_zero_point", "output_zero_point
 @lowering("ADD", INT16)
 @lowering("SUB", INT16)
 def lower_addsub_s16(op: Op, lw) -> Call:
-    a, b = op.inputs
-    out = op.outputs[0]
-    (s1, z1), (s2, z2), (so, zo) = qp(a, op), qp(b, op), qp(out, op)
-    (m1, sh1), (m2, sh2), (mo, sho) = addsub_multipliers(op, s1, s2, so, INT16_LEFT_SHIFT, double=True)
-    lo, hi = activation_range(op.attrs.activation, out)
-    params = dict(b=broadcast_params(a, b, out, op), input1_offset=-z1, input2_offset=-z2, output_offset=zo,
-                  left_shift=INT16_LEFT_SHIFT, input1_multiplier=m1, input1_shift=sh1, input2_multiplier=m2,
-                  input2_shift=sh2, output_multiplier=mo, output_shift=sho, act_min=lo, act_max=hi)
-    return _binary_call(op, ADDSUB_S16[op.kind], params)
+    return _binary_call(op, ADDSUB_S16[op.kind], addsub_params(op, INT16_LEFT_SHIFT, double=True))
 
 
 @lowering("LEAKY_RELU", INT16)
