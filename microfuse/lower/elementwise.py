@@ -67,18 +67,22 @@ def _binary_call(op: Op, kernel: str, params: dict) -> Call:
     return make(variant_of(kernel, "k").name, params, [(a, b)[1 - k]], op.outputs, [op])
 
 
-@lowering("ADD", INT8)
-@lowering("SUB", INT8)
-def lower_addsub_s8(op: Op, lw) -> Call:
+def addsub_params(op: Op, left_shift: int = ADD_LEFT_SHIFT, double: bool = False) -> dict:
+    """mf_addsub_params of an int8 (left shift 20) or int16 (15, multipliers in double) ADD/SUB."""
     a, b = op.inputs
     out = op.outputs[0]
     (s1, z1), (s2, z2), (so, zo) = qp(a, op), qp(b, op), qp(out, op)
-    (m1, sh1), (m2, sh2), (mo, sho) = addsub_multipliers(op, s1, s2, so)
+    (m1, sh1), (m2, sh2), (mo, sho) = addsub_multipliers(op, s1, s2, so, left_shift, double=double)
     lo, hi = activation_range(op.attrs.activation, out)
-    params = dict(b=broadcast_params(a, b, out, op), input1_offset=-z1, input2_offset=-z2, output_offset=zo,
-                  left_shift=ADD_LEFT_SHIFT, input1_multiplier=m1, input1_shift=sh1, input2_multiplier=m2,
-                  input2_shift=sh2, output_multiplier=mo, output_shift=sho, act_min=lo, act_max=hi)
-    return _binary_call(op, ADDSUB_S8[op.kind], params)
+    return dict(b=broadcast_params(a, b, out, op), input1_offset=-z1, input2_offset=-z2, output_offset=zo,
+                left_shift=left_shift, input1_multiplier=m1, input1_shift=sh1, input2_multiplier=m2,
+                input2_shift=sh2, output_multiplier=mo, output_shift=sho, act_min=lo, act_max=hi)
+
+
+@lowering("ADD", INT8)
+@lowering("SUB", INT8)
+def lower_addsub_s8(op: Op, lw) -> Call:
+    return _binary_call(op, ADDSUB_S8[op.kind], addsub_params(op))
 
 
 @lowering("MUL", INT8)

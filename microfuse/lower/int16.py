@@ -9,7 +9,7 @@ from ..ir import DType, Op
 from ..quant import _tf_round, activation_range, quantize_multiplier
 from .call import Call, ConstArray
 from .common import addsub_multipliers, qp
-from .elementwise import REQUANTIZE, _binary_call, broadcast_params
+from .elementwise import REQUANTIZE, _binary_call, addsub_params, broadcast_params
 from .kernels import BINARY, ELEMENT, KernelSpec, declare, make
 from .int16_tables import SIGMOID_TABLE
 from .registry import lowering
@@ -19,10 +19,6 @@ ADDSUB_S16 = {"ADD": "mf_add_s16", "SUB": "mf_sub_s16"}
 INT16_LEFT_SHIFT = 15  # add_common.cc / sub_common.cc: 15 for int16 (65535 << 15 fits in int32), 20 for int8
 
 declare({"mf_requantize_params": ("size", "input_zero_point", "output_zero_point", "multiplier", "shift"),
-         "mf_addsub_s16_params": ("b", "input1_offset", "input2_offset", "output_offset", "left_shift",
-                                  "input1_multiplier", "input1_shift", "input2_multiplier", "input2_shift",
-                                  "output_multiplier", "output_shift", "act_min", "act_max", "constant",
-                                  "constant_index"),
          "mf_mul_s16_params": ("b", "output_multiplier", "output_shift", "act_min", "act_max", "constant",
                                "constant_index"),
          "mf_relu_s16_params": ("size", "multiplier", "shift", "act_min", "act_max"),
@@ -32,10 +28,10 @@ declare({"mf_requantize_params": ("size", "input_zero_point", "output_zero_point
         *(KernelSpec(name, "mf_requantize_params", "mf_requantize.c", access=ELEMENT) for name in REQUANTIZE.values()),
         KernelSpec("mf_quantize_f32_s16", "mf_affine_params", "mf_quantize_f32.c", access=ELEMENT),
         KernelSpec("mf_dequantize_s16_f32", "mf_affine_params", "mf_dequantize_f32.c", access=ELEMENT),
-        KernelSpec("mf_add_s16", "mf_addsub_s16_params", "mf_binary_s16.c", access=BINARY),
-        KernelSpec("mf_sub_s16", "mf_addsub_s16_params", "mf_binary_s16.c", access=BINARY),
-        KernelSpec("mf_add_s16_k", "mf_addsub_s16_params", "mf_binary_s16.c", "mf_add_s16", "k", access=BINARY),
-        KernelSpec("mf_sub_s16_k", "mf_addsub_s16_params", "mf_binary_s16.c", "mf_sub_s16", "k", access=BINARY),
+        KernelSpec("mf_add_s16", "mf_addsub_params", "mf_binary_s16.c", access=BINARY),
+        KernelSpec("mf_sub_s16", "mf_addsub_params", "mf_binary_s16.c", access=BINARY),
+        KernelSpec("mf_add_s16_k", "mf_addsub_params", "mf_binary_s16.c", "mf_add_s16", "k", access=BINARY),
+        KernelSpec("mf_sub_s16_k", "mf_addsub_params", "mf_binary_s16.c", "mf_sub_s16", "k", access=BINARY),
         KernelSpec("mf_leaky_relu_s16", "mf_leaky_relu_s16_params", "mf_unary_s16.c", access=ELEMENT),
         KernelSpec("mf_mul_s16", "mf_mul_s16_params", "mf_binary_s16.c", access=BINARY),
         KernelSpec("mf_mul_s16_k", "mf_mul_s16_params", "mf_binary_s16.c", "mf_mul_s16", "k", access=BINARY),
@@ -43,22 +39,13 @@ declare({"mf_requantize_params": ("size", "input_zero_point", "output_zero_point
         KernelSpec("mf_relu6_s16", "mf_relu_s16_params", "mf_unary_s16.c", access=ELEMENT),
         KernelSpec("mf_logistic_s16", "mf_sigmoid_s16_params", "mf_sigmoid_s16.c", access=ELEMENT),
         KernelSpec("mf_tanh_s16", "mf_sigmoid_s16_params", "mf_sigmoid_s16.c", access=ELEMENT),
-        defaults={"mf_addsub_s16_params": {"constant": "NULL", "constant_index": 0},
-                  "mf_mul_s16_params": {"constant": "NULL", "constant_index": 0}})
+        defaults={"mf_mul_s16_params": {"constant": "NULL", "constant_index": 0}})
 
 
 @lowering("ADD", INT16)
 @lowering("SUB", INT16)
 def lower_addsub_s16(op: Op, lw) -> Call:
-    a, b = op.inputs
-    out = op.outputs[0]
-    (s1, z1), (s2, z2), (so, zo) = qp(a, op), qp(b, op), qp(out, op)
-    (m1, sh1), (m2, sh2), (mo, sho) = addsub_multipliers(op, s1, s2, so, INT16_LEFT_SHIFT, double=True)
-    lo, hi = activation_range(op.attrs.activation, out)
-    params = dict(b=broadcast_params(a, b, out, op), input1_offset=-z1, input2_offset=-z2, output_offset=zo,
-                  left_shift=INT16_LEFT_SHIFT, input1_multiplier=m1, input1_shift=sh1, input2_multiplier=m2,
-                  input2_shift=sh2, output_multiplier=mo, output_shift=sho, act_min=lo, act_max=hi)
-    return _binary_call(op, ADDSUB_S16[op.kind], params)
+    return _binary_call(op, ADDSUB_S16[op.kind], addsub_params(op, INT16_LEFT_SHIFT, double=True))
 
 
 @lowering("LEAKY_RELU", INT16)

@@ -68,7 +68,7 @@ class KernelSpec:
 
 
 PARAMS: dict[str, tuple] = {
-    'mf_addsub_s8_params': ('b', 'input1_offset', 'input2_offset', 'output_offset', 'left_shift',
+    'mf_addsub_params': ('b', 'input1_offset', 'input2_offset', 'output_offset', 'left_shift',
         'input1_multiplier', 'input1_shift', 'input2_multiplier', 'input2_shift', 'output_multiplier',
         'output_shift', 'act_min', 'act_max', 'constant', 'constant_index',),
     'mf_affine_params': ('size', 'scale', 'zero_point',),
@@ -162,8 +162,8 @@ PARAMS: dict[str, tuple] = {
 _SPECS = [
     KernelSpec('mf_add_f32', 'mf_binary_f32_params', 'mf_binary_f32.c', access=BINARY),
     KernelSpec('mf_add_f32_k', 'mf_binary_f32_params', 'mf_binary_f32.c', base='mf_add_f32', variant='k', access=BINARY),
-    KernelSpec('mf_add_s8', 'mf_addsub_s8_params', 'mf_binary_s8.c', access=BINARY),
-    KernelSpec('mf_add_s8_k', 'mf_addsub_s8_params', 'mf_binary_s8.c', base='mf_add_s8', variant='k', access=BINARY),
+    KernelSpec('mf_add_s8', 'mf_addsub_params', 'mf_binary_s8.c', access=BINARY),
+    KernelSpec('mf_add_s8_k', 'mf_addsub_params', 'mf_binary_s8.c', base='mf_add_s8', variant='k', access=BINARY),
     KernelSpec('mf_batch_to_space_f32', 'mf_space_batch_params', 'mf_space_batch.c'),
     KernelSpec('mf_batch_to_space_s8', 'mf_space_batch_params', 'mf_space_batch.c'),
     KernelSpec('mf_concat_f32', 'mf_concat_params', 'mf_concat.c'),
@@ -314,8 +314,8 @@ _SPECS = [
     KernelSpec('mf_space_to_batch_s8', 'mf_space_batch_params', 'mf_space_batch.c'),
     KernelSpec('mf_sub_f32', 'mf_binary_f32_params', 'mf_binary_f32.c', access=BINARY),
     KernelSpec('mf_sub_f32_k', 'mf_binary_f32_params', 'mf_binary_f32.c', base='mf_sub_f32', variant='k', access=BINARY),
-    KernelSpec('mf_sub_s8', 'mf_addsub_s8_params', 'mf_binary_s8.c', access=BINARY),
-    KernelSpec('mf_sub_s8_k', 'mf_addsub_s8_params', 'mf_binary_s8.c', base='mf_sub_s8', variant='k', access=BINARY),
+    KernelSpec('mf_sub_s8', 'mf_addsub_params', 'mf_binary_s8.c', access=BINARY),
+    KernelSpec('mf_sub_s8_k', 'mf_addsub_params', 'mf_binary_s8.c', base='mf_sub_s8', variant='k', access=BINARY),
     KernelSpec('mf_tanh_f32', 'mf_unary_f32_params', 'mf_unary_f32.c', access=ELEMENT),
 ]
 
@@ -328,7 +328,7 @@ DEFAULTS: dict[str, dict[str, object]] = {
     "mf_epilogue_f32": {"steps": 0, "kind": "{0}", "alpha": "{0}", "act_min": 0.0, "act_max": 0.0},
     "mf_gap_s8": {"mean": 0, "in_zero_point": 0, "multiplier": 0, "shift": 0, "out_zero_point": 0},
     "mf_mean_params": {"input_zero_point": 0, "output_zero_point": 0, "multiplier": 0, "shift": 0},
-    "mf_addsub_s8_params": {"constant": "NULL", "constant_index": 0},
+    "mf_addsub_params": {"constant": "NULL", "constant_index": 0},
     "mf_mul_s8_params": {"constant": "NULL", "constant_index": 0},
     "mf_binary_f32_params": {"constant": "NULL", "constant_index": 0},
     **{s: {"out_stride": 0} for s, f in PARAMS.items() if "out_stride" in f},

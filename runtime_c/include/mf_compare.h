@@ -20,11 +20,6 @@ typedef struct {
     int32_t constant_index; /* ... is input 1 (0) or input 2 (1) */
 } mf_compare_params;
 
-/* The operand pointers of a `_k` kernel: the constant in its slot, the arena input in the other. */
-#define MF_K_SIDES(T, p, in, a, b)                                              \
-    const T *a = (p)->constant_index == 0 ? (const T *)(p)->constant : (in);   \
-    const T *b = (p)->constant_index == 0 ? (in) : (const T *)(p)->constant
-
 void mf_compare_f32(const mf_compare_params *p, const float *in1, const float *in2, bool *out);
 void mf_compare_i32(const mf_compare_params *p, const int32_t *in1, const int32_t *in2, bool *out);
 void mf_compare_i64(const mf_compare_params *p, const int64_t *in1, const int64_t *in2, bool *out);

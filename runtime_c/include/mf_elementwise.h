@@ -39,7 +39,13 @@ static inline void mf_bcast_next(const mf_broadcast *b, mf_bcast_iter *it)
     }
 }
 
-/* int8 ADD/SUB: TFLite's "left shift 20" scheme with one multiplier per input. */
+/* The operand pointers of a `_k` kernel: the constant in its slot, the arena input in the other. */
+#define MF_K_SIDES(T, p, in, a, b)                                              \
+    const T *a = (p)->constant_index == 0 ? (const T *)(p)->constant : (in);   \
+    const T *b = (p)->constant_index == 0 ? (in) : (const T *)(p)->constant
+
+/* int8 and int16 ADD/SUB: TFLite's "left shift" scheme (20 bits for int8, 15 for int16) with one
+ * multiplier per input. */
 typedef struct {
     mf_broadcast b;
     int32_t input1_offset, input2_offset, output_offset;
@@ -48,9 +54,9 @@ typedef struct {
     int32_t input2_multiplier, input2_shift;
     int32_t output_multiplier, output_shift;
     int32_t act_min, act_max;
-    const int8_t *constant; /* *_k kernels: the constant operand ... */
+    const void *constant;   /* *_k kernels: the constant operand (of the kernel's type) ... */
     int32_t constant_index; /* ... is input 1 (0) or input 2 (1) */
-} mf_addsub_s8_params;
+} mf_addsub_params;
 
 /* int8 MUL: (a - za) * (b - zb) requantized once. */
 typedef struct {
@@ -69,15 +75,15 @@ typedef struct {
     int32_t constant_index;
 } mf_binary_f32_params;
 
-void mf_add_s8(const mf_addsub_s8_params *p, const int8_t *in1, const int8_t *in2, int8_t *out);
-void mf_sub_s8(const mf_addsub_s8_params *p, const int8_t *in1, const int8_t *in2, int8_t *out);
+void mf_add_s8(const mf_addsub_params *p, const int8_t *in1, const int8_t *in2, int8_t *out);
+void mf_sub_s8(const mf_addsub_params *p, const int8_t *in1, const int8_t *in2, int8_t *out);
 void mf_mul_s8(const mf_mul_s8_params *p, const int8_t *in1, const int8_t *in2, int8_t *out);
 void mf_add_f32(const mf_binary_f32_params *p, const float *in1, const float *in2, float *out);
 void mf_sub_f32(const mf_binary_f32_params *p, const float *in1, const float *in2, float *out);
 void mf_mul_f32(const mf_binary_f32_params *p, const float *in1, const float *in2, float *out);
 /* The same with one operand constant (flash data in the params): one arena input. */
-void mf_add_s8_k(const mf_addsub_s8_params *p, const int8_t *in, int8_t *out);
-void mf_sub_s8_k(const mf_addsub_s8_params *p, const int8_t *in, int8_t *out);
+void mf_add_s8_k(const mf_addsub_params *p, const int8_t *in, int8_t *out);
+void mf_sub_s8_k(const mf_addsub_params *p, const int8_t *in, int8_t *out);
 void mf_mul_s8_k(const mf_mul_s8_params *p, const int8_t *in, int8_t *out);
 void mf_add_f32_k(const mf_binary_f32_params *p, const float *in, float *out);
 void mf_sub_f32_k(const mf_binary_f32_params *p, const float *in, float *out);

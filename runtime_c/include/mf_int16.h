@@ -24,24 +24,12 @@ void mf_requantize_s8_s32(const mf_requantize_params *p, const int8_t *in, int32
 void mf_requantize_s32_s8(const mf_requantize_params *p, const int32_t *in, int8_t *out);
 void mf_requantize_s32_s16(const mf_requantize_params *p, const int32_t *in, int16_t *out);
 
-/* int16 ADD/SUB: TFLM's general-scale path (reference_ops::AddElementwise / SubElementwise on
- * int16): the int8 scheme with inputs shifted left by 15 bits instead of 20. */
-typedef struct {
-    mf_broadcast b;
-    int32_t input1_offset, input2_offset, output_offset;
-    int32_t left_shift;
-    int32_t input1_multiplier, input1_shift;
-    int32_t input2_multiplier, input2_shift;
-    int32_t output_multiplier, output_shift;
-    int32_t act_min, act_max;
-    const int16_t *constant; /* *_k kernels: the constant operand ... */
-    int32_t constant_index;  /* ... is input 1 (0) or input 2 (1) */
-} mf_addsub_s16_params;
-
-void mf_add_s16(const mf_addsub_s16_params *p, const int16_t *in1, const int16_t *in2, int16_t *out);
-void mf_sub_s16(const mf_addsub_s16_params *p, const int16_t *in1, const int16_t *in2, int16_t *out);
-void mf_add_s16_k(const mf_addsub_s16_params *p, const int16_t *in, int16_t *out);
-void mf_sub_s16_k(const mf_addsub_s16_params *p, const int16_t *in, int16_t *out);
+/* int16 ADD/SUB (reference_ops::AddElementwise / SubElementwise on int16, TFLM's general-scale
+ * path): mf_addsub_params (mf_elementwise.h) with left_shift 15. */
+void mf_add_s16(const mf_addsub_params *p, const int16_t *in1, const int16_t *in2, int16_t *out);
+void mf_sub_s16(const mf_addsub_params *p, const int16_t *in1, const int16_t *in2, int16_t *out);
+void mf_add_s16_k(const mf_addsub_params *p, const int16_t *in, int16_t *out);
+void mf_sub_s16_k(const mf_addsub_params *p, const int16_t *in, int16_t *out);
 
 /* int16 LEAKY_RELU (reference_ops::QuantizeLeakyRelu): x - zp_in >= 0 scaled by the identity
  * multiplier, else by the alpha one, plus zp_out, saturated. */

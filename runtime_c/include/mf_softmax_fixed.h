@@ -1,9 +1,10 @@
-/* microfuse runtime: gemmlowp fixed-point helpers of the int8-input SOFTMAX kernels (included by
- * mf_softmax_s8.c and mf_softmax_s16.c only: static functions, each file uses all of them). */
+/* microfuse runtime: gemmlowp fixed-point helpers and the one body of the int8-input SOFTMAX
+ * kernels (included by mf_softmax_s8.c and mf_softmax_s16.c only: static functions, each file
+ * uses all of them). */
 #ifndef MF_SOFTMAX_FIXED_H
 #define MF_SOFTMAX_FIXED_H
 
-#include "mf_common.h"
+#include "mf_softmax.h"
 
 /* gemmlowp SaturatingRoundingMultiplyByPOT with a positive exponent: saturating left shift. */
 static int32_t mf_sat_shl(int32_t x, int exponent)
@@ -50,6 +51,41 @@ static int mf_clz32(uint32_t x)
         ++n;
     }
     return n;
+}
+
+/* TFLite's int8-input softmax (reference_ops::Softmax): exp in Q5.26 -> Q0.31 from the table, sums
+ * in Q12.19, reciprocal by Newton-Raphson; the output has `bits` bits (8: int8, zero point -128;
+ * 16: int16, zero point -32768), a constant at each call. */
+MF_INLINE void mf_softmax_s8_body(const mf_softmax_s8_params *p, const int8_t *in, void *out, int bits)
+{
+    const int32_t lo = bits == 8 ? -128 : -32768, hi = bits == 8 ? 127 : 32767;
+    int32_t row, c;
+    for (row = 0; row < p->outer; ++row) {
+        const int8_t *x = in + row * p->depth;
+        int8_t *y8 = (int8_t *)out + row * p->depth;    /* the output row: bits 8 ... */
+        int16_t *y16 = (int16_t *)out + row * p->depth; /* ... or 16 */
+        int32_t max = -128, sum = 0, scale, exponent;
+        int headroom;
+        for (c = 0; c < p->depth; ++c) {
+            max = MF_MAX(max, (int32_t)x[c]);
+        }
+        for (c = 0; c < p->depth; ++c) {
+            /* Rescale Q0.31 -> Q12.19; sums wrap like TFLite's int32 adds */
+            sum = (int32_t)((uint32_t)sum + (uint32_t)mf_rounding_divide_by_pot(p->exp_lut[max - x[c]], 12));
+        }
+        headroom = mf_clz32((uint32_t)sum);
+        scale = mf_one_over_one_plus_x((int32_t)(((uint32_t)sum << headroom) - 0x80000000u));
+        exponent = (12 - headroom) + 31 - bits;
+        for (c = 0; c < p->depth; ++c) {
+            const int32_t e = p->exp_lut[max - x[c]];
+            const int32_t o = mf_rounding_divide_by_pot(mf_sat_round_doubling_high_mul(scale, e), exponent) + lo;
+            if (bits == 8) {
+                y8[c] = (int8_t)MF_CLAMP(o, lo, hi);
+            } else {
+                y16[c] = (int16_t)MF_CLAMP(o, lo, hi);
+            }
+        }
+    }
 }
 
 #endif /* MF_SOFTMAX_FIXED_H */
