@@ -422,9 +422,26 @@ def _run_command(args: argparse.Namespace) -> int:
     except OSError as e:
         where = f": '{e.filename}'" if e.filename else ""
         print(f"microfuse: error: {_one_line(e.strerror or str(e))}{where}", file=sys.stderr)
+    except ModuleNotFoundError as e:
+        missing = _RUNTIME_PACKAGES.get((e.name or "").partition(".")[0])
+        if missing is None:
+            return _internal_error(e)
+        print(f"microfuse: error: the Python package '{missing}' microfuse needs is not installed: "
+              f"pip install {missing}", file=sys.stderr)
     except Exception as e:  # noqa: BLE001 - a bug (MemoryError, RecursionError too): say so, keep the trace
-        print(f"microfuse: internal error: {_one_line(f'{type(e).__name__}: {e}')[:300]} "
-              f"(traceback in {_crash_report(e)}; please report it)", file=sys.stderr)
+        return _internal_error(e)
+    return EXIT_ERROR
+
+
+# module -> the distribution that provides it (pyproject.toml's dependencies)
+_RUNTIME_PACKAGES = {"numpy": "numpy", "jinja2": "jinja2", "markupsafe": "jinja2", "serial": "pyserial",
+                     "flatbuffers": "flatbuffers"}
+
+
+def _internal_error(e: BaseException) -> int:
+    """A bug: one line that says so, the traceback kept in a file."""
+    print(f"microfuse: internal error: {_one_line(f'{type(e).__name__}: {e}')[:300]} "
+          f"(traceback in {_crash_report(e)}; please report it)", file=sys.stderr)
     return EXIT_ERROR
 
 

@@ -8,7 +8,7 @@ import numpy as np
 from ..ir import DType, Op
 from ..quant import _tf_round, activation_range, quantize_multiplier
 from .call import Call, ConstArray
-from .common import addsub_multipliers, qp
+from .common import qp
 from .elementwise import REQUANTIZE, _binary_call, addsub_params, broadcast_params
 from .kernels import BINARY, ELEMENT, KernelSpec, declare, make
 from .int16_tables import SIGMOID_TABLE

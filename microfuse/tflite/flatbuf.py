@@ -3,17 +3,26 @@
 from __future__ import annotations
 
 import struct
-
-from flatbuffers import number_types as N
+from typing import NamedTuple
 
 from ..errors import ModelError
 
-# The flatbuffers runtime's packers for the scalar kinds the TFLite schema uses.
-I8, U8, U16, I32, U32, I64, U64, F32 = (
-    N.Int8Flags, N.Uint8Flags, N.Uint16Flags, N.Int32Flags, N.Uint32Flags, N.Int64Flags,
-    N.Uint64Flags, N.Float32Flags,
-)
-_VECTOR_CODE = {I32: "i", U32: "I", I64: "q", F32: "f", U8: "B", I8: "b"}
+
+class Scalar(NamedTuple):
+    """A little-endian scalar kind of the format: struct code, width, packer. Reading needs no
+    flatbuffers runtime: only the writer, a test tool, builds with it."""
+
+    code: str
+    bytewidth: int
+    packer_type: struct.Struct
+
+
+def _scalar(code: str) -> Scalar:
+    packer = struct.Struct("<" + code)
+    return Scalar(code, packer.size, packer)
+
+
+I8, U8, U16, I32, U32, I64, U64, F32 = map(_scalar, "bBHiIqQf")
 
 
 class FlatBuffer:
@@ -113,7 +122,7 @@ class Table:
             raise ModelError(f"{self.where}: '{name}' has {count} elements (at most {limit} expected)")
         if count == 0:
             return ()
-        return struct.unpack_from(f"<{count}{_VECTOR_CODE[flags]}", self.buf.data, start)
+        return struct.unpack_from(f"<{count}{flags.code}", self.buf.data, start)
 
     def raw(self, name: str) -> memoryview:
         """A [ubyte] vector as a zero-copy view."""

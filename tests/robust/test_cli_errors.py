@@ -40,6 +40,28 @@ def test_an_unexpected_exception_is_an_internal_error_with_a_traceback_file(monk
         path.unlink()
 
 
+def test_a_missing_runtime_package_is_one_line_naming_what_to_install(monkeypatch, capsys):
+    _fail_with(monkeypatch, ModuleNotFoundError("No module named 'serial'", name="serial"))
+    assert cli.main(["boards"]) == 2
+    assert capsys.readouterr().err.strip() == ("microfuse: error: the Python package 'pyserial' microfuse "
+                                               "needs is not installed: pip install pyserial")
+
+
+def test_building_needs_no_flatbuffers_runtime(tmp_path):
+    """The reader decodes flatbuffers itself: only the writer (a test tool) imports the package, so
+    an installation without it still builds (a wheel installed --no-deps beside numpy and jinja2)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.modules['flatbuffers'] = None\n"  # any import of it now fails
+            "from microfuse import cli\n"
+            f"sys.exit(cli.main(['build', {str(TINY)!r}, '-o', {str(tmp_path / 'out')!r}]))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(Path(cli.__file__).parents[1])})
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "out" / "report.json").is_file()
+
+
 def test_a_wrong_file_is_refused_before_it_is_read_whole(tmp_path):
     big = tmp_path / "big.tflite"
     with open(big, "wb") as f:
