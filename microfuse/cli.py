@@ -243,7 +243,10 @@ def _run(args: argparse.Namespace) -> int:
 def _bench_arguments(p: argparse.ArgumentParser) -> None:
     _board_arguments(p)
     p.add_argument("--json", action="store_true", help="print JSON for scripts")
-    p.add_argument("-o", "--output", help="also write the library here, its report with the bench")
+    p.add_argument("--per-op", action="store_true",
+                   help="also count each kernel call (a second run, with a timer read after every call)")
+    p.add_argument("-o", "--output", help="also write the library here, its report with the bench "
+                   "(implies --per-op)")
     _clock_argument(p)
 
 
@@ -253,7 +256,7 @@ def _bench(args: argparse.Namespace) -> int:
 
     from .session import bench
 
-    result = bench(args.model, args.board, _options(args), args.port)
+    result = bench(args.model, args.board, _options(args), args.port, per_op=args.per_op or bool(args.output))
     print(json.dumps(result, indent=1) if args.json else result["text"])
     if args.output:
         from .boards import load_board
@@ -347,7 +350,8 @@ COMMANDS: list[Command] = [
     )),
     Command("bench", "instructions (QEMU) or cycles per inference, in total and per kernel call",
             _bench_arguments, _bench, (
-                ("microfuse bench model.tflite --board qemu-mps2-an386", "per-call instruction table"),
+                ("microfuse bench model.tflite --board qemu-mps2-an386", "instructions and cycles per inference"),
+                ("microfuse bench model.tflite --board qemu-mps2-an386 --per-op", "and per kernel call"),
                 ("microfuse bench model.tflite --board qemu-mps2-an386 --json", "the same as JSON"),
                 ("microfuse bench model.tflite --board qemu-mps2-an386 --no-fuse", "what fusion saves"),
                 ("microfuse bench model.tflite --board qemu-mps2-an386 -o out/m", "and a report.html with it"),

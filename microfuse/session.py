@@ -148,16 +148,17 @@ def run_once(model, board_name: str, input_path: str, options: Options = Options
     return outputs, (runner.counts[-1] if runner.counts else None)
 
 
-def bench(model, board_name: str, options: Options = Options(), port: str | None = None) -> dict:
-    """Instructions (QEMU) or cycles (a real board) per inference, in total and per kernel call;
-    on a QEMU board with a cycle model also estimated `cycles`, in total and per call."""
+def bench(model, board_name: str, options: Options = Options(), port: str | None = None,
+          per_op: bool = True) -> dict:
+    """Instructions (QEMU) or cycles (a real board) per inference, in total and (per_op) per kernel
+    call; on a QEMU board with a cycle model also estimated `cycles`, in total and per call."""
     board = load_board(board_name)
     if board.is_host:
         raise TargetError("bench counts instructions on a board: use a qemu-* board (see `microfuse boards`)")
     unit = "instructions" if board.timer and board.timer.counts == "instructions" else "cycles"
     estimate = unit == "instructions" and cycle_model(board) is not None
     with tempfile.TemporaryDirectory(prefix="mf-bench-") as tmp, \
-            progress(f"bench on {board.name}", total=4) as tick:
+            progress(f"bench on {board.name}", total=4 if per_op else 2) as tick:
         tick(0, "building")
         compiled, lib, elf = _build_for(model, board, options, Path(tmp))
         sample = make_samples(compiled.graph, 1, seed=0)[2]
@@ -169,22 +170,13 @@ def bench(model, board_name: str, options: Options = Options(), port: str | None
                 if estimate:
                     cycles.append(_span(session.marks))
             stack = session.stack(sample)
-        tick(1, "building the per-call timing firmware")
-        traced = build_firmware(board, lib, compiled.name, Path(tmp) / "traced", extra_cflags=["-DMF_TRACE"])
-        tick(1, "per-call run")
-        with open_session(board, elf=traced, port=port, expect_model=compiled.name, cycles=estimate) as session:
-            session.invoke(sample)
-            marks = [board.count_from_ticks(t) for t in session.link.trace()]
-            call_cycles = [m.cycles - session.marks[0].cycles for m in session.marks[1:-1]] if estimate else []
+        per_call = _per_call(compiled, board, lib, sample, Path(tmp), port, unit, estimate, tick) if per_op else None
         tick(1, "done")
-    per_call = [{"call": i, "kind": c.label, "source_ops": [op.index for op in c.sources], "macs": c.macs,
-                 unit: end - start}
-                for i, (c, start, end) in enumerate(zip(compiled.calls, [0, *marks], marks))]
-    for row, start, end in zip(per_call, [0, *call_cycles], call_cycles):
-        row["cycles"] = end - start
     result = {"board": board.name, "model": compiled.name, unit: counts[0],
-              "repeatable": len(set(counts)) == 1 and len(set(cycles)) <= 1, "per_op": per_call,
+              "repeatable": len(set(counts)) == 1 and len(set(cycles)) <= 1,
               "stack_bytes": stack, "core": core_of(board), "cpu": board.cpu}
+    if per_call is not None:
+        result["per_op"] = per_call
     if estimate:
         result["cycles"], result["cycle_model"] = cycles[0], MODEL_NOTE
     result["text"] = _table(result, unit)
@@ -198,14 +190,35 @@ def _span(marks) -> int:
     return marks[-1].cycles - marks[0].cycles
 
 
+def _per_call(compiled, board, lib, sample, tmp: Path, port, unit: str, estimate: bool, tick) -> list[dict]:
+    """Each kernel call's count (and estimated cycles): a second firmware, built with -DMF_TRACE,
+    reads the timer after every call."""
+    tick(1, "building the per-call timing firmware")
+    traced = build_firmware(board, lib, compiled.name, tmp / "traced", extra_cflags=["-DMF_TRACE"])
+    tick(1, "per-call run")
+    with open_session(board, elf=traced, port=port, expect_model=compiled.name, cycles=estimate) as session:
+        session.invoke(sample)
+        marks = [board.count_from_ticks(t) for t in session.link.trace()]
+        call_cycles = [m.cycles - session.marks[0].cycles for m in session.marks[1:-1]] if estimate else []
+    per_call = [{"call": i, "kind": c.label, "source_ops": [op.index for op in c.sources], "macs": c.macs,
+                 unit: end - start}
+                for i, (c, start, end) in enumerate(zip(compiled.calls, [0, *marks], marks))]
+    for row, start, end in zip(per_call, [0, *call_cycles], call_cycles):
+        row["cycles"] = end - start
+    return per_call
+
+
 def _table(result: dict, unit: str) -> str:
     total = result[unit]
     est = "cycles" if unit != "cycles" and "cycles" in result else None
     lines = [f"{result['model']} on {result['board']}: {total:,} {unit} per inference"
              + (f", {result['cycles']:,} {result['cycle_model']}" if est else "")
-             + ("" if result["repeatable"] else " (NOT repeatable run to run)"),
-             f"{'call':>4}  {'kind':28} {'ops':10} {'MACs':>11} {unit:>12} {'share':>6} {'per MAC':>8}"
-             + (f" {'cycles':>12} {'cyc/MAC':>8}" if est else "")]
+             + ("" if result["repeatable"] else " (NOT repeatable run to run)")]
+    stack = f"stack: {result['stack_bytes']:,} B below the caller's stack pointer (painted and scanned on the board)"
+    if "per_op" not in result:
+        return "\n".join([*lines, stack, "per kernel call: add --per-op"])
+    lines.append(f"{'call':>4}  {'kind':28} {'ops':10} {'MACs':>11} {unit:>12} {'share':>6} {'per MAC':>8}"
+                 + (f" {'cycles':>12} {'cyc/MAC':>8}" if est else ""))
     for row in result["per_op"]:
         n = row[unit]
         ops = ",".join(map(str, row["source_ops"]))
@@ -214,7 +227,7 @@ def _table(result: dict, unit: str) -> str:
         if est and "cycles" in row:
             line += f" {row['cycles']:>12,} {_per_mac(row['cycles'], row['macs']):>8}"
         lines.append(line)
-    lines.append(f"stack: {result['stack_bytes']:,} B below the caller's stack pointer (painted and scanned on the board)")
+    lines.append(stack)
     lines.append("per-call counts come from a build with a timer read after each call (±1 tick each)"
                  + ("; per-call cycles are exact for that build" if est else ""))
     return "\n".join(lines)
