@@ -43,6 +43,7 @@ class NamedPass:
 def pipeline() -> list[NamedPass]:
     """Every pass, in order (imported late so a pass module may import the IR freely)."""
     from .bn_fold import bn_fold
+    from .cascade import cascade
     from .concat import eliminate_concat
     from .dilate import dilate
     from .fold import fold_constants
@@ -69,6 +70,8 @@ def pipeline() -> list[NamedPass]:
             # late: a conv fused with its pool (CONV_POOL, CONV_GAP) is no longer a conv
             NamedPass("pool_rows", fusion(pool_rows), fusion=True),
             NamedPass("pool_fuse", fusion(pool_fuse), fusion=True),
+            # after every other fusion: a cascade runs the fused ops band by band
+            NamedPass("cascade", cascade, fusion=True),
             # last: a producer writing into state is no longer an arena op the rewrites above know
             NamedPass("state", assign_into_state)]
 
