@@ -18,6 +18,7 @@ order of the cascade's input and output: plan/inplace.py BAND) and the checker's
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 from ..ir import DType, Op, OpAttrs, Tensor, first_operand_slot
@@ -118,23 +119,38 @@ def make(ops: list[Op]) -> Op:
               first.name, first.index)
 
 
+_MEMO: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # op -> its facts (ops are never changed)
+
+
+def _memo(op: Op, what: str, make):
+    facts = _MEMO.setdefault(op, {})
+    if what not in facts:
+        facts[what] = make(op)
+    return facts[what]
+
+
+def _window(m: Op) -> tuple:
+    kh, _, dh, _ = window_kernel(m)
+    first = first_operand_slot(m)
+    operands = tuple((k, t) for k, t in enumerate(m.inputs) if k >= first and t is not None and t.in_arena)
+    return m.inputs[0], m.attrs.stride_h, window_pads(m)[0], (kh - 1) * dh + 1, operands
+
+
 def reads(m: Op, a: int, b: int) -> tuple[Read, ...]:
     """The rows member m reads to compute its output rows [a, b): the window of its input
     (clipped to the image: the rest is padding) and the same rows of each epilogue operand."""
-    x = m.inputs[0]
-    kh, _, dh, _ = window_kernel(m)
-    top = window_pads(m)[0]
-    s = m.attrs.stride_h
+    x, s, top, span, operands = _memo(m, "window", _window)
     lo = max(0, a * s - top)
-    hi = min(x.shape[1], (b - 1) * s - top + (kh - 1) * dh + 1)
-    found = [Read(x, 0, lo, max(hi, lo))]
-    first = first_operand_slot(m)
-    found += [Read(t, k, a, b) for k, t in enumerate(m.inputs) if k >= first and t is not None and t.in_arena]
-    return tuple(found)
+    hi = min(x.shape[1], (b - 1) * s - top + span)
+    return (Read(x, 0, lo, max(hi, lo)), *(Read(t, k, a, b) for k, t in operands))
 
 
 def schedule(op: Op) -> list[list[Band]]:
     """Per output row of the cascade, the bands that run (see the module docstring)."""
+    return _memo(op, "schedule", _schedule)
+
+
+def _schedule(op: Op) -> list[list[Band]]:
     ms = members(op)
     done = [0] * len(ms)
     producer = {m.outputs[0]: k for k, m in enumerate(ms)}
@@ -165,10 +181,10 @@ def _consumers(ms: tuple[Op, ...], t: Tensor) -> list[int]:
     return [k for k, m in enumerate(ms) if any(x is t for x in m.inputs)]
 
 
-def _keep(ms: tuple[Op, ...], t: Tensor, done: list[int]) -> int:
+def _keep(ms: tuple[Op, ...], t: Tensor, done: list[int], consumers: list[int]) -> int:
     """The lowest row of t a consumer will still read (its next band's window)."""
     lows = []
-    for k in _consumers(ms, t):
+    for k in consumers:
         if done[k] < ms[k].outputs[0].shape[1]:
             lows += [rd.lo for rd in reads(ms[k], done[k], done[k] + 1) if rd.t is t]
     return min(lows, default=t.shape[1])
@@ -178,6 +194,7 @@ def _walk(op: Op, capacity: dict[Tensor, int] | None):
     """Run the schedule over rings (capacity None: unbounded, to size them); yield actions."""
     ms = members(op)
     inner = {m.outputs[0] for m in ms[:-1]}
+    consumers = {t: _consumers(ms, t) for t in inner}
     base = {t: 0 for t in inner}
     top = {t: 0 for t in inner}  # one past the highest row held
     done = [0] * len(ms)
@@ -186,7 +203,7 @@ def _walk(op: Op, capacity: dict[Tensor, int] | None):
         for band in step:
             t = ms[band.m].outputs[0]
             if t in inner:
-                keep = min(_keep(ms, t, done), band.a)
+                keep = min(_keep(ms, t, done, consumers[t]), band.a)
                 if capacity is not None and band.b - base[t] > capacity[t]:
                     actions.append((Move(t, keep - base[t], 0, max(top[t] - keep, 0)), dict(base)))
                     base[t] = keep
@@ -200,6 +217,10 @@ def _walk(op: Op, capacity: dict[Tensor, int] | None):
 
 def program(op: Op) -> Program:
     """The schedule with its rings sized and placed (see the module docstring)."""
+    return _memo(op, "program", _program)
+
+
+def _program(op: Op) -> Program:
     ms = members(op)
     need: dict[Tensor, int] = {m.outputs[0]: 1 for m in ms[:-1]}
     for actions in _walk(op, None):

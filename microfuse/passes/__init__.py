@@ -23,6 +23,7 @@ class Context:
     catalog: Catalog | None = None
     peak: Callable | None = None  # (graph, scratch, access) -> the planner's arena bound in graph order
     log: list = field(default_factory=list)  # pattern.Decision, in the order they were made
+    steps: Callable | None = None  # (graph, scratch, access) -> the bound per step (plan.step_bounds)
     cost: CostModel | None = field(default=None, init=False)
 
     def __post_init__(self):

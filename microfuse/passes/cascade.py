@@ -76,6 +76,7 @@ class _Weigh:
 
     def __init__(self, ctx):
         self.cost = ctx.cost
+        self.steps = ctx.steps
 
     def scratch(self, op: Op) -> int:
         if op.kind == casc.CASCADE:
@@ -87,6 +88,13 @@ class _Weigh:
 
     def peak(self, graph: Graph) -> int:
         return self.cost.peak(graph, self.scratch, self.access)
+
+    def peak_steps(self, graph: Graph) -> list[int]:
+        """The steps at the peak (every step when the build gives no per-step bounds)."""
+        if self.steps is None:
+            return list(range(len(graph.ops)))
+        bounds = self.steps(graph, self.scratch, self.access)
+        return [s for s, b in enumerate(bounds) if b == max(bounds)]
 
     def extra(self, op: Op) -> int | None:
         """Instructions the cascade adds over its members run whole (None: no kernel)."""
@@ -132,13 +140,14 @@ def _best(graph: Graph, weigh: _Weigh, refused: set) -> tuple | None:
     base = weigh.peak(graph)
     readers = _readers(graph)
     ok = [member_problem(op) is None for op in graph.ops]
+    peaks = weigh.peak_steps(graph)  # a run lowers the peak only if it covers a step there
     best = None
     for i in range(len(graph.ops)):
         for j in range(i + 2, min(i + MAX_OPS, len(graph.ops)) + 1):
-            if not ok[j - 1]:
+            if not ok[j - 1] or not ok[i]:
                 break
-            if not ok[i]:
-                break
+            if not any(i <= s < j for s in peaks):
+                continue
             run = graph.ops[i:j]
             if _run_problem(graph, run, readers):
                 continue
