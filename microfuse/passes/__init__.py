@@ -77,6 +77,12 @@ def pipeline() -> list[NamedPass]:
             NamedPass("state", assign_into_state)]
 
 
+def names(without: tuple[str, ...] = ()) -> list[str]:
+    """The pipeline's pass names in order, less `without` (e.g. a build without cascades:
+    `Options(passes=tuple(names(without=("cascade",))))`)."""
+    return [p.name for p in pipeline() if p.name not in without]
+
+
 def run_passes(graph: Graph, only: list[str] | None = None, fuse: bool = True,
                verify: bool = False, context: Context | None = None) -> Graph:
     """Run the pipeline (or the named subset), optionally checking the IR after each pass."""
