@@ -81,9 +81,9 @@ def view(i: int, call, places, scratch: int, view_of, cls):
                 src = call.origin[id(t)]
                 args.append(_pointer(t.dtype, True))
                 offsets.append(at(src, rows[src], base))
-            for t in bc.outputs:
+            for t in bc.outputs:  # a global pool's one row: row 0
                 args.append(_pointer(t.dtype, False))
-                offsets.append(at(call.origin[id(t)], act.a, base))
+                offsets.append(at(call.origin[id(t)], 0 if casc.is_reducer(ms[act.m]) else act.a, base))
             if bc.scratch:
                 args.append("(void *)(arena + {})")
                 offsets.append(scratch + prog.scratch)

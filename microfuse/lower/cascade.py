@@ -12,14 +12,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from ..errors import UnsupportedError
+
+from .. import quant
 from ..ir import DType, Op, Tensor
 from ..ops import cascade as casc
 from ..ops.common import window_kernel, window_pads
 from .call import Call
+from .common import per_tensor_int8
 from .control import ControlSpec
+from .kernels import KernelSpec, declare, make
 from .registry import lowering
 
 SPEC = ControlSpec("mf_cascade", "", "", access=casc.BAND)
+declare({"mf_rowsum_s8_params": ("pixels", "channels", "start", "finish", "count", "act_min", "act_max")},
+        KernelSpec("mf_rowsum_s8", "mf_rowsum_s8_params", "mf_rowsum_s8.c"))
 
 
 @dataclass(eq=False)
@@ -88,7 +95,26 @@ def band_op(m: Op, a: int, b: int, origin: dict[int, Tensor] | None = None) -> O
     return Op(m.kind, inputs, [cut[out]], attrs, m.name, m.index, fused)
 
 
+def reducer_call(m: Op, a: int, b: int, origin: dict[int, Tensor]) -> Call:
+    """A global average pool's band: rows [a, b) of its input summed (mf_cascade.h)."""
+    x, y = m.inputs[0], m.outputs[0]
+    if x.dtype != DType.INT8:
+        raise UnsupportedError(f"{m.where} '{m.name}': a cascade ends in an int8 global average pool only")
+    per_tensor_int8(x, m, "input")
+    per_tensor_int8(y, m, "output")
+    lo, hi = quant.activation_range(m.attrs.activation, y)
+    rows, out = _rows(x, b - a, f"{a}:{b}"), _rows(y, 1, "sum")
+    origin.update({id(rows): x, id(out): y})
+    _, h, w, c = x.shape
+    params = dict(pixels=(b - a) * w, channels=c, start=int(a == 0), finish=int(b == h), count=h * w,
+                  act_min=lo, act_max=hi)
+    band = Op(m.kind, [rows], [out], replace(m.attrs, padding="VALID", filter_h=b - a, filter_w=w), m.name, m.index)
+    return make("mf_rowsum_s8", params, [rows], [out], [band], scratch=4 * c)  # the cost model: the band's taps
+
+
 def _geometry(m: Op, band: casc.Band) -> tuple:
+    if casc.is_reducer(m):
+        return band.m, band.b - band.a, band.a == 0, band.b == casc.rows_out(m)
     win = band.reads[0]
     return band.m, band.b - band.a, win.hi - win.lo, win.lo - (band.a * m.attrs.stride_h - window_pads(m)[0])
 
@@ -104,7 +130,11 @@ def lower_cascade(op: Op, lw) -> Call:
         for act, _ in step:
             if isinstance(act, casc.Band):
                 key = _geometry(ms[act.m], act)
-                if key not in shared:
+                if key in shared:
+                    pass
+                elif casc.is_reducer(ms[act.m]):
+                    shared[key] = reducer_call(ms[act.m], act.a, act.b, origin)
+                else:
                     shared[key] = lw.lower(band_op(ms[act.m], act.a, act.b, origin))
                 bands[id(act)] = shared[key]
     sources = [s for m in ms for s in [m, *(src for step in m.fused for src in step.sources)]]

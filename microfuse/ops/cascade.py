@@ -10,6 +10,8 @@ order of the cascade's input and output: plan/inplace.py BAND) and the checker's
   computing output rows [a, b)), pulled on demand: a member computes the rows its consumers'
   next windows need, no row twice (line buffers, no recompute), one row at a time and the
   deepest member that can run first, so each row dies as early as it can.
+- A global average pool may end a cascade (`is_reducer`): its bands are bands of its input's
+  rows, summed into its scratch, and it writes its output after the last.
 - `program(op)`: the steps with the rings laid out. A ring is a linear buffer of `rows` rows
   per intermediate tensor; row r is held at position r - base. Before a member writes rows past
   the ring's end, the rows its consumers still need are moved down to position 0 (a memmove),
@@ -129,7 +131,20 @@ def _memo(op: Op, what: str, make):
     return facts[what]
 
 
+def is_reducer(m: Op) -> bool:
+    """A global average pool ending a cascade: it sums its input band by band (its rows are its
+    input's rows) and writes its one pixel after the last."""
+    return m.kind == "AVERAGE_POOL_2D" and tuple(m.outputs[0].shape[1:3]) == (1, 1) and m.inputs[0].shape[1] > 1
+
+
+def rows_out(m: Op) -> int:
+    """The rows a member computes, one band at a time."""
+    return m.inputs[0].shape[1] if is_reducer(m) else m.outputs[0].shape[1]
+
+
 def _window(m: Op) -> tuple:
+    if is_reducer(m):
+        return m.inputs[0], 1, 0, 1, ()
     kh, _, dh, _ = window_kernel(m)
     first = first_operand_slot(m)
     operands = tuple((k, t) for k, t in enumerate(m.inputs) if k >= first and t is not None and t.in_arena)
@@ -155,7 +170,7 @@ def _schedule(op: Op) -> list[list[Band]]:
     done = [0] * len(ms)
     producer = {m.outputs[0]: k for k, m in enumerate(ms)}
     steps = []
-    for r in range(op.outputs[0].shape[1]):
+    for r in range(rows_out(ms[-1])):
         need = list(done)
         need[-1] = r + 1
         for k in range(len(ms) - 1, -1, -1):
@@ -185,7 +200,7 @@ def _keep(ms: tuple[Op, ...], t: Tensor, done: list[int], consumers: list[int]) 
     """The lowest row of t a consumer will still read (its next band's window)."""
     lows = []
     for k in consumers:
-        if done[k] < ms[k].outputs[0].shape[1]:
+        if done[k] < rows_out(ms[k]):
             lows += [rd.lo for rd in reads(ms[k], done[k], done[k] + 1) if rd.t is t]
     return min(lows, default=t.shape[1])
 

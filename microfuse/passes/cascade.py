@@ -33,10 +33,10 @@ def member_problem(op: Op) -> str | None:
         return "not a batch-1 NHWC int8 / float32 op"
     if any(t is not None and views.is_slice(t) for t in [*op.inputs, y]):
         return "reads or writes a slice of a concatenation"
+    if casc.is_reducer(op):
+        return None if x.dtype == DType.INT8 else "a float global pool"
     if y.shape[1] < 2:
         return "a single output row"
-    if op.kind in ("AVERAGE_POOL_2D", "MAX_POOL_2D") and op.attrs.filter_h >= x.shape[1]:
-        return "a global pool"
     return None
 
 
@@ -47,6 +47,8 @@ def _run_problem(graph: Graph, run: list[Op], readers: dict) -> str | None:
     if len(outside) != 1:
         return f"{len(outside)} inputs from outside (a cascade reads one)"
     x = next(iter(outside))
+    if any(casc.is_reducer(m) for m in run[:-1]):
+        return "a global pool ends a cascade"
     if run[0].inputs[0] is not x:
         return "the first op does not read the cascade's input"
     outputs = set(graph.outputs)

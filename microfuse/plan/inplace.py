@@ -42,7 +42,8 @@ row-major order):
   computed, before the row is read again for o + 1.
 - BAND (a CASCADE, ops/cascade.py: the band calls of its members run step by step): unit = step u
   of its schedule, which writes row u of the output; it reads the rows of the input the step's
-  bands read (their windows). Unstaged. Its intermediates live in its scratch (rings), which
+  bands read (their windows); a cascade ending in a global pool writes its output in its
+  last step only. Unstaged. Its intermediates live in its scratch (rings), which
   plan/check.py replays row by row.
 - Epilogue operands of fused ops (a non-constant input of CONV_2D, DEPTHWISE_CONV_2D or
   FULLY_CONNECTED after slot 2, or of a pool after slot 0, with the output's shape):
@@ -201,6 +202,9 @@ def _band(op: Op, slot: int) -> Access | None:
     r_lo = np.array([min(a for a, _ in s) * rx if s else INF for s in spans], dtype=np.int64)
     r_hi = np.array([max(b for _, b in s) * rx if s else -INF for s in spans], dtype=np.int64)
     w_lo, w_hi = _spans(len(steps), ro)
+    if cascade.is_reducer(cascade.members(op)[-1]):  # a global pool: its one row after the last step
+        w_lo, w_hi = np.zeros_like(w_lo), np.zeros_like(w_hi)
+        w_hi[-1] = out.nbytes
     return Access(r_lo, r_hi, w_lo, w_hi, False, "cascade band")
 
 
