@@ -21,6 +21,7 @@ from .pattern import Decision, source_indices
 RULE = "cascade"
 BUDGET = 0.05  # balanced: the cascades together may cost this share of the model's instructions
 MAX_OPS = 12  # longest run tried
+MAX_REFUSED = 3  # runs over the budget weighed before the pass gives up (the next best cost alike)
 BUDGETS = {"size": float("inf"), "balanced": BUDGET, "speed": 0.0}
 
 
@@ -127,6 +128,8 @@ def cascade(graph: Graph, ctx) -> Graph:
             why = "no kernel" if extra is None else f"{extra:+,} instructions over the {ctx.optimize} budget"
             ctx.log.append(Decision(RULE, list(indices), "declined", f"{saved}, but {why}"))
             refused.add(indices)
+            if len(refused) >= MAX_REFUSED:
+                return graph
             continue
         spent += extra
         prog = casc.program(op)
