@@ -17,7 +17,7 @@ def _tensor(t, offsets) -> dict:
 
 
 def _flash_bytes(call) -> int:
-    return sum(np.asarray(v.data).nbytes for v in call.params.values() if isinstance(v, ConstArray))
+    return sum(np.asarray(v.data).nbytes for v in call.constants)
 
 
 def graph_section(graph) -> dict:
@@ -104,10 +104,9 @@ def constants(calls) -> dict[str, int]:
     """Bytes of the emitted constants by kind, over every call (weights, bias, requantization...)."""
     kinds: dict[str, int] = {}
     for call in calls:
-        for v in call.params.values():
-            if isinstance(v, ConstArray):
-                kind = CONST_KINDS.get(v.name, "other")
-                kinds[kind] = kinds.get(kind, 0) + np.asarray(v.data).nbytes
+        for v in call.constants:
+            kind = CONST_KINDS.get(v.name, "other")
+            kinds[kind] = kinds.get(kind, 0) + np.asarray(v.data).nbytes
     return kinds
 
 

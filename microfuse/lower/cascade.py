@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+import numpy as np
+
 from ..errors import UnsupportedError
 
 from .. import quant
@@ -45,7 +47,17 @@ class CascadeCall(Call):
 
     @property
     def label(self) -> str:
-        return "cascade(" + ",".join(m.kind.lower() for m in casc.members(self.op)) + ")" if self.op else "cascade"
+        return f"cascade of {len(casc.members(self.op))} ops" if self.op else "cascade"
+
+    @property
+    def constants(self) -> list:
+        """The band calls' arrays, each content once (the emitter shares them: emit/cascade.py)."""
+        seen: dict = {}
+        for c in {id(c): c for c in self.bands.values()}.values():
+            for v in c.constants:
+                data = np.asarray(v.data)
+                seen.setdefault((data.dtype.str, data.tobytes()), v)
+        return list(seen.values())
 
     def runs(self):
         """(band call, times run) for each distinct band call."""
