@@ -36,7 +36,7 @@ def dw(net: Net, x, stride=1, act="RELU6"):
 
 
 def chains(seed: int, dtype: DType, parts: tuple[str, ...] = ("mobilenet", "resnet", "dscnn")):
-    """conv 3x3/2 -> depthwise 3x3 -> conv 1x1 (a MobileNet start); a ResNet block (conv, conv +
+    """conv 3x3 -> depthwise 3x3/2 -> conv 1x1 (a MobileNet block); a ResNet block (conv, conv +
     skip ADD) with a strided block after it (its 1x1 shortcut conv carries the add); int8 only: a
     DS-CNN-like chain ending in a global average pool."""
     rng = np.random.default_rng(seed)
@@ -44,7 +44,7 @@ def chains(seed: int, dtype: DType, parts: tuple[str, ...] = ("mobilenet", "resn
     if "mobilenet" in parts:
         net = Net("mobilenet", rng)
         x = net.input((1, 20, 6, 1))
-        graphs.append(net.finish([conv(net, dw(net, conv(net, x, 16, 3, stride=2)), 16, 1)], dtype))
+        graphs.append(net.finish([conv(net, dw(net, conv(net, x, 16, 3), stride=2), 4, 1)], dtype))
     if "resnet" in parts:
         net = Net("resnet", rng)
         x = conv(net, net.input((1, 12, 6, 2)), 4)
