@@ -64,6 +64,12 @@ def view(i: int, call, places, scratch: int, view_of, cls):
     for step in prog.steps:
         stmts = []
         for act, base in step:
+            if isinstance(act, casc.Fill):
+                ring = prog.rings[act.t]
+                stmts.append(_Stmt(f"memset(arena + {{}}, {casc.pad_value(act.t)}, {act.rows * ring.row_bytes}u);",
+                                   f"ring '{short_name(act.t.name)}': {act.rows} padding row(s)",
+                                   (scratch + ring.offset + act.pos * ring.row_bytes, 0)))
+                continue
             if isinstance(act, casc.Move):
                 if act.rows == 0:
                     continue  # nothing kept: the ring starts over

@@ -81,9 +81,10 @@ def _rows(t: Tensor, n: int, tag: str) -> Tensor:
     return Tensor(f"{t.name}[{tag}]", (t.shape[0], n, *t.shape[2:]), t.dtype, t.quant)
 
 
-def band_op(m: Op, a: int, b: int, origin: dict[int, Tensor] | None = None) -> Op:
-    """Member m computing its output rows [a, b) from the rows it reads (see the module docstring)."""
-    rd = casc.reads(m, a, b)
+def band_op(m: Op, band: casc.Band, origin: dict[int, Tensor] | None = None) -> Op:
+    """Member m computing its output rows [a, b) from the rows it reads (see the module docstring;
+    a window reaching past the image reads padding rows of its ring: no padding field then)."""
+    a, b, rd = band.a, band.b, band.reads
     win = rd[0]
     kh, _, dh, _ = window_kernel(m)
     top, _, left, right = window_pads(m)
@@ -147,7 +148,7 @@ def lower_cascade(op: Op, lw) -> Call:
                 elif casc.is_reducer(ms[act.m]):
                     shared[key] = reducer_call(ms[act.m], act.a, act.b, origin)
                 else:
-                    shared[key] = lw.lower(band_op(ms[act.m], act.a, act.b, origin))
+                    shared[key] = lw.lower(band_op(ms[act.m], act, origin))
                 bands[id(act)] = shared[key]
     sources = [s for m in ms for s in [m, *(src for step in m.fused for src in step.sources)]]
     extra = max((c.scratch for c in shared.values()), default=0)

@@ -15,7 +15,10 @@ order of the cascade's input and output: plan/inplace.py BAND) and the checker's
 - `program(op)`: the steps with the rings laid out. A ring is a linear buffer of `rows` rows
   per intermediate tensor; row r is held at position r - base. Before a member writes rows past
   the ring's end, the rows its consumers still need are moved down to position 0 (a memmove),
-  so every kernel reads a window of consecutive rows at one pointer.
+  so every kernel reads a window of consecutive rows at one pointer. A conv or depthwise reading
+  a ring (`padded`) finds padding rows there, filled with its input's zero point, above and below
+  the image: every band of it has one geometry (a tap on such a row adds nothing, as TFLite's
+  padding), so one params struct.
 """
 
 from __future__ import annotations
@@ -70,11 +73,21 @@ class Move:
     rows: int
 
 
+@dataclass(frozen=True)
+class Fill:
+    """Ring `t`: positions [pos, pos + rows) get padding rows (every byte pad_value(t): memset)."""
+
+    t: Tensor
+    pos: int
+    rows: int
+
+
 @dataclass
 class Ring:
     t: Tensor
     rows: int  # capacity
     offset: int = 0  # bytes from the start of the cascade's scratch
+    first: int = 0  # the row held first at position 0 (-n: n padding rows above the image)
 
     @property
     def row_bytes(self) -> int:
@@ -90,7 +103,7 @@ class Program:
     """The steps (each: Moves and Bands in run order) and the rings; `base[k][t]` is, for the
     action k of a step, the row held at position 0 of ring t when it runs."""
 
-    steps: list[list[tuple[Move | Band, dict[Tensor, int]]]]
+    steps: list[list[tuple[Move | Fill | Band, dict[Tensor, int]]]]
     rings: dict[Tensor, Ring]
 
     @property
@@ -134,7 +147,11 @@ def _memo(op: Op, what: str, make):
 def is_reducer(m: Op) -> bool:
     """A global average pool ending a cascade: it sums its input band by band (its rows are its
     input's rows) and writes its one pixel after the last."""
-    return m.kind == "AVERAGE_POOL_2D" and tuple(m.outputs[0].shape[1:3]) == (1, 1) and m.inputs[0].shape[1] > 1
+    if m.kind != "AVERAGE_POOL_2D" or tuple(m.outputs[0].shape[1:3]) != (1, 1) or m.inputs[0].shape[1] < 2:
+        return False
+    top, _, left, _ = window_pads(m)
+    _, h, w, _ = m.inputs[0].shape
+    return m.attrs.filter_h - top >= h and m.attrs.filter_w - left >= w
 
 
 def rows_out(m: Op) -> int:
@@ -151,13 +168,42 @@ def _window(m: Op) -> tuple:
     return m.inputs[0], m.attrs.stride_h, window_pads(m)[0], (kh - 1) * dh + 1, operands
 
 
-def reads(m: Op, a: int, b: int) -> tuple[Read, ...]:
+def reads(m: Op, a: int, b: int, pad: bool = False) -> tuple[Read, ...]:
     """The rows member m reads to compute its output rows [a, b): the window of its input
-    (clipped to the image: the rest is padding) and the same rows of each epilogue operand."""
+    (clipped to the image: the rest is padding; with `pad`, not clipped: its ring holds padding
+    rows) and the same rows of each epilogue operand."""
     x, s, top, span, operands = _memo(m, "window", _window)
-    lo = max(0, a * s - top)
-    hi = min(x.shape[1], (b - 1) * s - top + span)
+    lo, hi = a * s - top, (b - 1) * s - top + span
+    if not pad:
+        lo, hi = max(0, lo), min(x.shape[1], hi)
     return (Read(x, 0, lo, max(hi, lo)), *(Read(t, k, a, b) for k, t in operands))
+
+
+PADDED = ("CONV_2D", "DEPTHWISE_CONV_2D")  # a tap on a row of the input's zero point adds nothing
+
+
+def padded(op: Op) -> frozenset[int]:
+    """The members reading a ring with padding rows above and below the image (filled with the
+    input's zero point): every band of theirs has one geometry, so one params struct."""
+    ms = members(op)
+    inner = {m.outputs[0] for m in ms[:-1]}
+    return frozenset(k for k, m in enumerate(ms) if m.kind in PADDED and m.inputs[0] in inner)
+
+
+def pad_value(t: Tensor) -> int:
+    """The byte a padding row is filled with: the zero point (int8), 0 (0.0 for float)."""
+    return int(t.quant.zero_point[0]) if t.dtype == DType.INT8 and t.quant is not None else 0
+
+
+def _overhang(ms: tuple[Op, ...], t: Tensor, pads: frozenset[int]) -> tuple[int, int]:
+    """Padding rows of ring t above row 0 and below its last row its padded consumers read."""
+    above = below = 0
+    for k in pads:
+        if ms[k].inputs[0] is t:
+            n = rows_out(ms[k])
+            above = max(above, -reads(ms[k], 0, 1, True)[0].lo)
+            below = max(below, reads(ms[k], n - 1, n, True)[0].hi - t.shape[1])
+    return above, below
 
 
 def schedule(op: Op) -> list[list[Band]]:
@@ -167,6 +213,7 @@ def schedule(op: Op) -> list[list[Band]]:
 
 def _schedule(op: Op) -> list[list[Band]]:
     ms = members(op)
+    pads = padded(op)
     done = [0] * len(ms)
     producer = {m.outputs[0]: k for k, m in enumerate(ms)}
     steps = []
@@ -176,17 +223,17 @@ def _schedule(op: Op) -> list[list[Band]]:
         for k in range(len(ms) - 1, -1, -1):
             if need[k] <= done[k]:
                 continue
-            for rd in reads(ms[k], done[k], need[k]):
+            for rd in reads(ms[k], done[k], need[k], k in pads):
                 if rd.t in producer:
-                    need[producer[rd.t]] = max(need[producer[rd.t]], rd.hi)
+                    need[producer[rd.t]] = max(need[producer[rd.t]], min(rd.hi, rd.t.shape[1]))
         step = []
         while True:  # one row at a time, the deepest member that can run first: rows die early
             k = next((k for k in range(len(ms) - 1, -1, -1) if done[k] < need[k] and all(
-                done[producer[rd.t]] >= rd.hi for rd in reads(ms[k], done[k], done[k] + 1)
+                done[producer[rd.t]] >= min(rd.hi, rd.t.shape[1]) for rd in reads(ms[k], done[k], done[k] + 1, k in pads)
                 if rd.t in producer)), None)
             if k is None:
                 break
-            step.append(Band(k, done[k], done[k] + 1, reads(ms[k], done[k], done[k] + 1)))
+            step.append(Band(k, done[k], done[k] + 1, reads(ms[k], done[k], done[k] + 1, k in pads)))
             done[k] += 1
         steps.append(step)
     return steps
@@ -196,35 +243,51 @@ def _consumers(ms: tuple[Op, ...], t: Tensor) -> list[int]:
     return [k for k, m in enumerate(ms) if any(x is t for x in m.inputs)]
 
 
-def _keep(ms: tuple[Op, ...], t: Tensor, done: list[int], consumers: list[int]) -> int:
+def _keep(ms: tuple[Op, ...], t: Tensor, done: list[int], consumers: list[int], pads: frozenset[int]) -> int:
     """The lowest row of t a consumer will still read (its next band's window)."""
     lows = []
     for k in consumers:
         if done[k] < rows_out(ms[k]):
-            lows += [rd.lo for rd in reads(ms[k], done[k], done[k] + 1) if rd.t is t]
+            lows += [rd.lo for rd in reads(ms[k], done[k], done[k] + 1, k in pads) if rd.t is t]
     return min(lows, default=t.shape[1])
 
 
 def _walk(op: Op, capacity: dict[Tensor, int] | None):
     """Run the schedule over rings (capacity None: unbounded, to size them); yield actions."""
-    ms = members(op)
+    ms, pads = members(op), padded(op)
     inner = {m.outputs[0] for m in ms[:-1]}
     consumers = {t: _consumers(ms, t) for t in inner}
-    base = {t: 0 for t in inner}
-    top = {t: 0 for t in inner}  # one past the highest row held
+    over = {t: _overhang(ms, t, pads) for t in inner}
+    base = {t: -over[t][0] for t in inner}  # the row at position 0
+    top = dict(base)  # one past the highest row held
     done = [0] * len(ms)
+
+    def write(t: Tensor, a: int, b: int, actions: list) -> None:
+        keep = min(_keep(ms, t, done, consumers[t], pads), a)
+        if capacity is None:
+            actions.append(("need", t, b - keep))
+        elif b - base[t] > capacity[t]:
+            actions.append((Move(t, keep - base[t], 0, max(top[t] - keep, 0)), dict(base)))
+            base[t] = keep
+        top[t] = b
+
+    def fill(t: Tensor, a: int, b: int, actions: list) -> None:
+        write(t, a, b, actions)
+        actions.append((Fill(t, a - base[t], b - a), dict(base)))
+
+    below = set()
     for step in schedule(op):
-        actions = []
+        actions: list = []
         for band in step:
+            for rd in band.reads:  # the padding rows below the image, when first read
+                if rd.t in inner and rd.hi > rd.t.shape[1] and rd.t not in below:
+                    below.add(rd.t)
+                    fill(rd.t, rd.t.shape[1], rd.t.shape[1] + over[rd.t][1], actions)
             t = ms[band.m].outputs[0]
+            if t in inner and band.a == 0 and over[t][0]:
+                fill(t, -over[t][0], 0, actions)  # and above it, before the first row
             if t in inner:
-                keep = min(_keep(ms, t, done, consumers[t]), band.a)
-                if capacity is not None and band.b - base[t] > capacity[t]:
-                    actions.append((Move(t, keep - base[t], 0, max(top[t] - keep, 0)), dict(base)))
-                    base[t] = keep
-                else:
-                    actions.append(("need", t, band.b - keep))
-                top[t] = band.b
+                write(t, band.a, band.b, actions)
             actions.append((band, dict(base)))
             done[band.m] = band.b
         yield actions
@@ -245,7 +308,8 @@ def _program(op: Op) -> Program:
     rings, at = {}, 0
     for m in ms[:-1]:
         t = m.outputs[0]
-        rings[t] = Ring(t, min(need[t], t.shape[1]), at)
+        above, below = _overhang(ms, t, padded(op))
+        rings[t] = Ring(t, min(need[t], t.shape[1] + above + below), at, -above)
         at += _align(rings[t].nbytes)
     steps = [[a for a in actions if a[0] != "need"] for actions in _walk(op, {t: r.rows for t, r in rings.items()})]
     return Program(steps, rings)

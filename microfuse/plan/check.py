@@ -269,11 +269,17 @@ def _replay_rings(op: Op, step: int, plan: Plan) -> None:
         if lo < 0 or hi > nxt[0] or hi > size:
             raise PlanError(f"plan check: {_where(op, step)} ring '{name}' [{lo}, {hi}) overlaps "
                             f"another or leaves the {size}-byte scratch")
-    held = {t: np.full(r.rows, -1, dtype=np.int64) for t, r in prog.rings.items()}
-    base = {t: 0 for t in prog.rings}
+    held = {t: np.full(r.rows, np.iinfo(np.int64).min, dtype=np.int64) for t, r in prog.rings.items()}
+    base = {t: r.first for t, r in prog.rings.items()}  # the row at position 0
     ms = cascade.members(op)
     for k, actions in enumerate(prog.steps):
         for act, _ in actions:
+            if isinstance(act, cascade.Fill):
+                if act.pos < 0 or act.pos + act.rows > len(held[act.t]):
+                    raise PlanError(f"plan check: {_where(op, step)} cascade step {k}: padding rows "
+                                    f"outside ring '{act.t.name}'")
+                held[act.t][act.pos:act.pos + act.rows] = base[act.t] + np.arange(act.pos, act.pos + act.rows)
+                continue
             if isinstance(act, cascade.Move):
                 ring = held[act.t]
                 ring[act.dst:act.dst + act.rows] = ring[act.src:act.src + act.rows].copy()

@@ -132,6 +132,7 @@ def _cascade(op: Op, values: dict[Tensor, np.ndarray], scratch: np.ndarray) -> N
     """A CASCADE run as its program says: each band an ordinary windowed kernel on row views of
     the input, the output and the rings in `scratch` (its bytes), each ring move a memmove."""
     prog, ms = casc.program(op), casc.members(op)
+    sums: dict[int, np.ndarray] = {}
 
     def rows(t: Tensor, lo: int, hi: int, base: dict) -> np.ndarray:
         ring = prog.rings.get(t)
@@ -143,12 +144,24 @@ def _cascade(op: Op, values: dict[Tensor, np.ndarray], scratch: np.ndarray) -> N
 
     for step in prog.steps:
         for act, base in step:
+            if isinstance(act, casc.Fill):
+                ring = prog.rings[act.t]
+                value = np.array([casc.pad_value(act.t)], np.int64).astype(np.int8).view(np.uint8)[0]
+                scratch[ring.offset + act.pos * ring.row_bytes:][:act.rows * ring.row_bytes] = value
+                continue
             if isinstance(act, casc.Move):
                 ring = prog.rings[act.t]
                 src = scratch[ring.offset + act.src * ring.row_bytes:][:act.rows * ring.row_bytes].copy()
                 scratch[ring.offset + act.dst * ring.row_bytes:][:act.rows * ring.row_bytes] = src
                 continue
-            band = band_op(ms[act.m], act.a, act.b)
+            if casc.is_reducer(ms[act.m]):  # a global pool: the sum of every row, stored after the last
+                x = rows(act.reads[0].t, act.reads[0].lo, act.reads[0].hi, base)
+                sums[act.m] = sums.get(act.m, 0) + x.astype(np.int64).sum(axis=(0, 1, 2))
+                if act.b == casc.rows_out(ms[act.m]):
+                    out = values[ms[act.m].outputs[0]]
+                    out[...] = _wrap(sums[act.m], out).reshape(out.shape)
+                continue
+            band = band_op(ms[act.m], act)
             x = rows(act.reads[0].t, act.reads[0].lo, act.reads[0].hi, base)
             y = rows(ms[act.m].outputs[0], act.a, act.b, base)
             extra = [rows(rd.t, rd.lo, rd.hi, base) for rd in act.reads[1:]]

@@ -47,10 +47,11 @@ def chains(draw):
         kind = draw(st.sampled_from(["conv", "dw", "pool"]))
         k, stride = draw(st.sampled_from([1, 2, 3, 5])), draw(st.integers(1, 2))
         padding = draw(st.sampled_from(["SAME", "VALID"]))
-        if padding == "VALID" and x.shape[1] < k or x.shape[2] < k and padding == "VALID":
-            padding = "SAME"
+        dilation = draw(st.integers(1, 2)) if kind == "conv" and k > 1 else 1
+        if min(x.shape[1], x.shape[2]) < (k - 1) * dilation + 1:
+            padding = "SAME"  # VALID needs the window inside the image
         if kind == "conv":
-            x = b.conv(x, draw(st.integers(1, 4)), k, stride, padding, draw(st.integers(1, 2)) if k > 1 else 1)
+            x = b.conv(x, draw(st.integers(1, 4)), k, stride, padding, dilation)
         elif kind == "dw":
             x = b.dw(x, k, stride, padding, mult=draw(st.integers(1, 2)))
         else:
