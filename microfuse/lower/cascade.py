@@ -139,17 +139,12 @@ def lower_cascade(op: Op, lw) -> Call:
     shared: dict[tuple, Call] = {}
     bands: dict[int, Call] = {}
     origin: dict[int, Tensor] = {}
-    for step in prog.steps:
-        for act, _ in step:
-            if isinstance(act, casc.Band):
-                key = _geometry(ms[act.m], act)
-                if key in shared:
-                    pass
-                elif casc.is_reducer(ms[act.m]):
-                    shared[key] = reducer_call(ms[act.m], act.a, act.b, origin)
-                else:
-                    shared[key] = lw.lower(band_op(ms[act.m], act, origin))
-                bands[id(act)] = shared[key]
+    for act in (a for step in prog.steps for a, _ in step if isinstance(a, casc.Band)):
+        m, key = ms[act.m], _geometry(ms[act.m], act)
+        if key not in shared:  # the first band of a geometry is lowered, the others share its call
+            shared[key] = reducer_call(m, act.a, act.b, origin) if casc.is_reducer(m) else \
+                lw.lower(band_op(m, act, origin))
+        bands[id(act)] = shared[key]
     sources = [s for m in ms for s in [m, *(src for step in m.fused for src in step.sources)]]
     extra = max((c.scratch for c in shared.values()), default=0)
     call = CascadeCall(SPEC, {}, list(op.inputs), list(op.outputs), sources, prog.scratch + extra,
