@@ -79,7 +79,7 @@ def load(model: str | Path | bytes) -> Graph:
 def pass_context(optimize: str, lowerer: Lowerer | None = None) -> passes.Context:
     """The passes' context: the kernel catalog (a Lowerer of the level, shared with the
     kernel choice so each op is lowered once) and the planner's arena bound."""
-    return passes.Context(optimize, lowerer or Lowerer(optimize), plan.peak_bound)
+    return passes.Context(optimize, lowerer or Lowerer(optimize), plan.peak_bound, steps=plan.step_bounds)
 
 
 def compile_model(model: str | Path | bytes | Graph, options: Options = Options()) -> Compiled:

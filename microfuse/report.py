@@ -7,6 +7,7 @@ import re
 import numpy as np
 
 from .lower import ConstArray
+from .ops import cascade
 from .resources import RUNTIME_DIR
 
 
@@ -16,7 +17,7 @@ def _tensor(t, offsets) -> dict:
 
 
 def _flash_bytes(call) -> int:
-    return sum(np.asarray(v.data).nbytes for v in call.params.values() if isinstance(v, ConstArray))
+    return sum(np.asarray(v.data).nbytes for v in call.constants)
 
 
 def graph_section(graph) -> dict:
@@ -47,6 +48,7 @@ def timeline_section(plan) -> tuple[list[dict], list[dict]]:
         "overlaps": next((overlap[id(t)] for t in b.tensors if id(t) in overlap), None),
         "aliases": [t.name for t in b.tensors if t.name != b.name],
     } for b in plan.buffers]
+    timeline += ring_entries(plan)
     steps, call = [], 0
     for step, op in enumerate(plan.order):
         is_call = not opdefs.REGISTRY[op.kind].alias
@@ -54,6 +56,41 @@ def timeline_section(plan) -> tuple[list[dict], list[dict]]:
                       "alive_bytes": sum(b.size for b in plan.alive_at(step))})
         call += is_call
     return timeline, steps
+
+
+def ring_entries(plan) -> list[dict]:
+    """Each cascade's rings (ops/cascade.py) as timeline entries inside its scratch: kind "ring"."""
+    found = []
+    for step, op in enumerate(plan.order):
+        if op.kind != cascade.CASCADE or op not in plan.scratch:
+            continue
+        base = plan.scratch[op][0]
+        for r in cascade.program(op).rings.values():
+            found.append({"tensor": r.t.name, "offset": base + r.offset, "bytes": r.nbytes, "first_step": step,
+                          "last_step": step, "kind": "ring", "overlaps": None, "aliases": [],
+                          "rows": r.rows, "of_rows": r.t.shape[1]})
+    return found
+
+
+def cascade_section(compiled) -> list[dict]:
+    """Per cascade: its ops, its rings (rows held of the tensor's, bytes, arena offset) and what the
+    rings save against the whole intermediates."""
+    plan, found = compiled.plan, []
+    for i, call in enumerate(compiled.calls):
+        op = call.op
+        if op is None or op.kind != cascade.CASCADE:
+            continue
+        prog = cascade.program(op)
+        base = plan.scratch.get(op, (0, 0))[0]
+        rings = [{"tensor": r.t.name, "rows": r.rows, "of_rows": r.t.shape[1], "row_bytes": r.row_bytes,
+                  "bytes": r.nbytes, "offset": base + r.offset} for r in prog.rings.values()]
+        whole = cascade.whole_bytes(op)
+        found.append({"call": i, "source_ops": [m.index for m in cascade.members(op)],
+                      "ops": [m.kind.lower() for m in cascade.members(op)], "steps": len(prog.steps),
+                      "band_calls": sum(isinstance(a, cascade.Band) for st in prog.steps for a, _ in st),
+                      "rings": rings, "ring_bytes": prog.scratch, "whole_bytes": whole,
+                      "saved_bytes": whole - prog.scratch})
+    return found
 
 
 # ConstArray name -> the kind of constant it is (the weights figure's breakdown)
@@ -67,10 +104,9 @@ def constants(calls) -> dict[str, int]:
     """Bytes of the emitted constants by kind, over every call (weights, bias, requantization...)."""
     kinds: dict[str, int] = {}
     for call in calls:
-        for v in call.params.values():
-            if isinstance(v, ConstArray):
-                kind = CONST_KINDS.get(v.name, "other")
-                kinds[kind] = kinds.get(kind, 0) + np.asarray(v.data).nbytes
+        for v in call.constants:
+            kind = CONST_KINDS.get(v.name, "other")
+            kinds[kind] = kinds.get(kind, 0) + np.asarray(v.data).nbytes
     return kinds
 
 
@@ -178,6 +214,7 @@ def build_report(compiled, banner: str) -> dict:
         "steps": steps,
         "plan": plan_section(plan),
         "fusion": list(getattr(compiled, "fusion", [])),
+        "cascades": cascade_section(compiled),
         "board": None,
         "firmware": None,
         "bench": None,

@@ -17,7 +17,7 @@ from ..lower import Call, ConstArray
 from ..report import build_report
 from ..report_html import render as render_html
 from ..resources import RUNTIME_DIR as RUNTIME
-from . import escape, symbols
+from . import cascade, escape, symbols
 
 ALWAYS_FILES: tuple[str, ...] = ()
 # How build systems take the folder: Make and CMake; a Zephyr module; Arduino and PlatformIO libraries.
@@ -134,6 +134,8 @@ def _describe(call: Call, places: Places) -> str:
 def _view(i: int, call: Call, offsets: "Places", scratch_offset: int | None,
           backward: bool, state_offset: int | None = None, kind: str = "call") -> _CallView:
     prefix = f"{kind}{i}"
+    if getattr(call, "program", None) is not None:  # a CASCADE: its band loop
+        return cascade.view(i, call, offsets, scratch_offset, _view, _CallView)
     if call.branches:
         return _control_view(prefix, call, offsets, scratch_offset)
     arrays, fields = [], []

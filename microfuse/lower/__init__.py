@@ -20,6 +20,7 @@ from . import add_n, arith, cast, compare, conv16, int16, math, matmul, movement
 from . import reduce_ops, resize, rnn, select, signal, split, state, tconv  # noqa: F401
 from . import int32  # noqa: F401
 from . import control  # noqa: F401  (IF, WHILE)
+from . import cascade  # noqa: F401  (CASCADE: band calls of the members)
 from .call import Call, ConstArray
 from .kernels import SPECS, KernelSpec
 from .registry import LOWERINGS, OPTIMIZE_LEVELS, lowering

@@ -72,9 +72,14 @@ class Call:
         return sum(opdefs.macs(op) for op in self.sources)
 
     @property
+    def constants(self) -> list[ConstArray]:
+        """The compile-time arrays the call emits (a cascade: its band calls', each once)."""
+        return [v for v in self.params.values() if isinstance(v, ConstArray)]
+
+    @property
     def const_bytes(self) -> int:
         """Flash bytes of the call's constant arrays."""
-        return sum(np.asarray(v.data).nbytes for v in self.params.values() if isinstance(v, ConstArray))
+        return sum(np.asarray(v.data).nbytes for v in self.constants)
 
     @property
     def label(self) -> str:

@@ -231,6 +231,18 @@ def fast_addsub(op: Op) -> ConstArray | str:
     if binary is None or binary.sources[0].kind not in ("ADD", "SUB"):
         return "NULL"
     ep = epilogue_params(op)
+    key = tuple(int(ep[f"ep.{k}"]) for k in _ADDSUB_KEY)
+    if key not in _ADDSUB_MEMO:  # one exhaustive check per quantization (a cascade's bands share it)
+        _ADDSUB_MEMO[key] = _addsub_table(ep)
+    return _ADDSUB_MEMO[key]
+
+
+_ADDSUB_KEY = ("left_shift", "v_offset", "v_multiplier", "v_shift", "r_offset", "r_multiplier", "r_shift",
+               "output_multiplier", "output_shift", "output_offset")
+_ADDSUB_MEMO: dict[tuple, ConstArray | str] = {}
+
+
+def _addsub_table(ep: dict) -> ConstArray | str:
     ls = int(ep["ep.left_shift"])
     v = np.arange(-128, 128, dtype=np.int64)
     sides = []

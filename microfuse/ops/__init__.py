@@ -180,7 +180,7 @@ def attr_fields(attrs) -> list[str]:
     return [f.name for f in fields(attrs)] if attrs is not None and not isinstance(attrs, RawAttrs) else []
 
 
-from . import conv, elementwise, fc, internal, pool, shape  # noqa: E402,F401  (registers the families)
+from . import cascade, conv, elementwise, fc, internal, pool, shape  # noqa: E402,F401  (registers the families)
 from . import matmul, reduce_ops, resize  # noqa: E402,F401
 from . import rnn  # noqa: E402,F401  (UNIDIRECTIONAL_SEQUENCE_LSTM, SVDF)
 from . import state  # noqa: E402,F401  (resource variables: READ_VARIABLE, ASSIGN_VARIABLE)

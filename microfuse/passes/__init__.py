@@ -23,6 +23,7 @@ class Context:
     catalog: Catalog | None = None
     peak: Callable | None = None  # (graph, scratch, access) -> the planner's arena bound in graph order
     log: list = field(default_factory=list)  # pattern.Decision, in the order they were made
+    steps: Callable | None = None  # (graph, scratch, access) -> the bound per step (plan.step_bounds)
     cost: CostModel | None = field(default=None, init=False)
 
     def __post_init__(self):
@@ -43,6 +44,7 @@ class NamedPass:
 def pipeline() -> list[NamedPass]:
     """Every pass, in order (imported late so a pass module may import the IR freely)."""
     from .bn_fold import bn_fold
+    from .cascade import cascade
     from .concat import eliminate_concat
     from .dilate import dilate
     from .fold import fold_constants
@@ -69,8 +71,16 @@ def pipeline() -> list[NamedPass]:
             # late: a conv fused with its pool (CONV_POOL, CONV_GAP) is no longer a conv
             NamedPass("pool_rows", fusion(pool_rows), fusion=True),
             NamedPass("pool_fuse", fusion(pool_fuse), fusion=True),
+            # after every other fusion: a cascade runs the fused ops band by band
+            NamedPass("cascade", cascade, fusion=True),
             # last: a producer writing into state is no longer an arena op the rewrites above know
             NamedPass("state", assign_into_state)]
+
+
+def names(without: tuple[str, ...] = ()) -> list[str]:
+    """The pipeline's pass names in order, less `without` (e.g. a build without cascades:
+    `Options(passes=tuple(names(without=("cascade",))))`)."""
+    return [p.name for p in pipeline() if p.name not in without]
 
 
 def run_passes(graph: Graph, only: list[str] | None = None, fuse: bool = True,

@@ -126,8 +126,13 @@ def decide(base: Estimate, d: Estimate, optimize: str) -> Verdict:
     return Verdict(fuse, text, d)
 
 
+MOVE_COST = 0.5  # per byte a cascade's ring move copies (word copies, load and store)
+
+
 def call_instructions(call) -> int:
     """Estimated instructions of one kernel call (see the module docstring)."""
+    if hasattr(call, "runs"):  # a CASCADE (lower/cascade.py): its band calls and ring moves
+        return round(sum(n * call_instructions(c) for c, n in call.runs()) + MOVE_COST * call.moved_bytes())
     out = sum(t.elements for t in call.outputs)
     total = CALL_COST + call.spec.mac_cost * call.macs + LOOP_COST * out
     total += MEM_COST * (sum(t.elements for t in call.inputs) + out)

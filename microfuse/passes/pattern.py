@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 from ..ir import Graph, Op, Tensor
+from ..ops.cascade import CASCADE
 from ..ops.internal import CONV_GAP, CONV_POOL, parts
 
 
@@ -189,6 +190,8 @@ def source_indices(op: Op) -> list[int]:
     """The .tflite indices of an op and of every op it absorbed."""
     if op.kind in (CONV_GAP, CONV_POOL):
         return [i for part in parts(op) for i in source_indices(part)]
+    if op.kind == CASCADE:
+        return [i for m in op.attrs.members for i in source_indices(m)]
     found = [op.index]
     for step in op.fused:
         for src in getattr(step, "sources", ()):

@@ -137,14 +137,21 @@ def peak_bound(graph: Graph, scratch: Callable[[Op], int] | None = None,
     """The overlap-aware bound on the arena peak in the graph's own op order (with each op's
     kernel scratch when `scratch(op)` gives it): what the fusion cost model weighs; 0 for a
     graph the planner cannot take."""
+    return max(step_bounds(graph, scratch, access), default=0)
+
+
+def step_bounds(graph: Graph, scratch: Callable[[Op], int] | None = None,
+                access: Callable[[Op], str | None] = inplace.reference_access) -> list[int]:
+    """peak_bound's figure per step of the graph's order (empty for a graph the planner cannot
+    take): where the peak is, for a rewrite that can only lower the steps it covers."""
     try:
         bufs = liveness.build(graph, scratch, access=access)
     except MicrofuseError:
-        return 0
+        return []
     order = list(graph.ops)
     life = liveness.lifetimes(bufs, order)
     _, overlap = liveness.step_bytes(bufs, order, life, liveness.live_pairs(bufs, order, life))
-    return max(overlap, default=0)
+    return list(overlap)
 
 
-__all__ = ["Plan", "BufferInfo", "OverlapUse", "Savings", "plan", "peak_bound", "PlanError"]
+__all__ = ["Plan", "BufferInfo", "OverlapUse", "Savings", "plan", "peak_bound", "step_bounds", "PlanError"]

@@ -21,6 +21,7 @@ from .. import ops as opdefs
 from .. import views
 from ..errors import PlanError
 from ..ir import Graph, Op, Tensor
+from ..ops import cascade
 from .inplace import Access, access
 from . import state
 from .result import Plan
@@ -172,6 +173,8 @@ def _run_op(op: Op, step: int, plan: Plan, arena: _Arena, vid: dict) -> None:
         scratch = arena.write(f"scratch of {op.where}", slice(o, o + size))
         for t in inputs:
             _intact(op, step, t, plan, arena, vid, "needs its scratch apart from")
+    if op.kind == cascade.CASCADE:
+        _replay_rings(op, step, plan)
     replayed = _replay_overlaps(op, step, plan)
     for t in op.outputs:
         if t.in_arena:  # an output written into state (passes/state.py) is not in the arena
@@ -252,3 +255,48 @@ def _replay_overlaps(op: Op, step: int, plan: Plan) -> set[Tensor]:
         if t in done and access(op, slot, plan.access.get(op)) is None:
             done.discard(t)
     return done
+
+
+def _replay_rings(op: Op, step: int, plan: Plan) -> None:
+    """A CASCADE's rings, row by row: each ring lies inside the op's scratch, apart from the
+    others; every band finds each row it reads of an intermediate at the position the program
+    gives it (written by its producer, not yet overwritten or moved away), and writes inside its
+    ring. Positions are recomputed here from the moves, not taken from the program's bases."""
+    prog = cascade.program(op)
+    size = plan.scratch.get(op, (0, 0))[1]
+    spans = sorted((r.offset, r.offset + r.nbytes, r.t.name) for r in prog.rings.values())
+    for (lo, hi, name), nxt in zip(spans, spans[1:] + [(size, size, "")]):
+        if lo < 0 or hi > nxt[0] or hi > size:
+            raise PlanError(f"plan check: {_where(op, step)} ring '{name}' [{lo}, {hi}) overlaps "
+                            f"another or leaves the {size}-byte scratch")
+    held = {t: np.full(r.rows, np.iinfo(np.int64).min, dtype=np.int64) for t, r in prog.rings.items()}
+    base = {t: r.first for t, r in prog.rings.items()}  # the row at position 0
+    ms = cascade.members(op)
+    for k, actions in enumerate(prog.steps):
+        for act, _ in actions:
+            if isinstance(act, cascade.Fill):
+                if act.pos < 0 or act.pos + act.rows > len(held[act.t]):
+                    raise PlanError(f"plan check: {_where(op, step)} cascade step {k}: padding rows "
+                                    f"outside ring '{act.t.name}'")
+                held[act.t][act.pos:act.pos + act.rows] = base[act.t] + np.arange(act.pos, act.pos + act.rows)
+                continue
+            if isinstance(act, cascade.Move):
+                ring = held[act.t]
+                ring[act.dst:act.dst + act.rows] = ring[act.src:act.src + act.rows].copy()
+                base[act.t] += act.src - act.dst
+                continue
+            for rd in act.reads:
+                if rd.t in held and rd.hi > rd.lo:
+                    pos = np.arange(rd.lo, rd.hi) - base[rd.t]
+                    ring = held[rd.t]
+                    if pos[0] < 0 or pos[-1] >= len(ring) or np.any(ring[pos] != np.arange(rd.lo, rd.hi)):
+                        raise PlanError(f"plan check: {_where(op, step)} cascade step {k}: "
+                                        f"{ms[act.m].where} reads rows {rd.lo}..{rd.hi - 1} of ring "
+                                        f"'{rd.t.name}', which does not hold them there")
+            t = ms[act.m].outputs[0]
+            if t in held:
+                pos = np.arange(act.a, act.b) - base[t]
+                if pos[0] < 0 or pos[-1] >= len(held[t]):
+                    raise PlanError(f"plan check: {_where(op, step)} cascade step {k}: {ms[act.m].where} "
+                                    f"writes rows {act.a}..{act.b - 1} outside ring '{t.name}'")
+                held[t][pos] = np.arange(act.a, act.b)

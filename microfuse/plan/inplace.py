@@ -40,6 +40,11 @@ row-major order):
 - ROW (FULLY_CONNECTED kernels): unit = batch row b (input row of `depth` elements, output row of
   `units` elements). Unstaged: output element o may be stored as soon as it is
   computed, before the row is read again for o + 1.
+- BAND (a CASCADE, ops/cascade.py: the band calls of its members run step by step): unit = step u
+  of its schedule, which writes row u of the output; it reads the rows of the input the step's
+  bands read (their windows); a cascade ending in a global pool writes its output in its
+  last step only. Unstaged. Its intermediates live in its scratch (rings), which
+  plan/check.py replays row by row.
 - Epilogue operands of fused ops (a non-constant input of CONV_2D, DEPTHWISE_CONV_2D or
   FULLY_CONNECTED after slot 2, or of a pool after slot 0, with the output's shape):
   unit = output element i; the operand's element i is read once, before output element
@@ -60,6 +65,7 @@ import numpy as np
 
 from ..ir import Op, Tensor
 from ..lower.kernels import BINARY, ELEMENT, ROW, WINDOW
+from ..ops import cascade
 from ..ops.common import window_pads
 
 INF = 1 << 62  # "no bound": larger than any arena
@@ -183,8 +189,27 @@ def _fully_connected(op: Op, slot: int) -> Access | None:
     return Access(r_lo, r_hi, w_lo, w_hi, False, "row")
 
 
+def _band(op: Op, slot: int) -> Access | None:
+    """A CASCADE (ops/cascade.py) reading its input directly: unit = step u of its schedule,
+    which writes output row u after the step's bands read their rows of the input."""
+    if slot != 0:
+        return None
+    x, out = op.inputs[0], op.outputs[0]
+    steps = cascade.schedule(op)
+    rx, ro = cascade.row_bytes(x), cascade.row_bytes(out)
+    spans = [[(rd.lo, rd.hi) for band in step for rd in band.reads if rd.t is x and rd.hi > rd.lo]
+             for step in steps]
+    r_lo = np.array([min(a for a, _ in s) * rx if s else INF for s in spans], dtype=np.int64)
+    r_hi = np.array([max(b for _, b in s) * rx if s else -INF for s in spans], dtype=np.int64)
+    w_lo, w_hi = _spans(len(steps), ro)
+    if cascade.is_reducer(cascade.members(op)[-1]):  # a global pool: its one row after the last step
+        w_lo, w_hi = np.zeros_like(w_lo), np.zeros_like(w_hi)
+        w_hi[-1] = out.nbytes
+    return Access(r_lo, r_hi, w_lo, w_hi, False, "cascade band")
+
+
 ORDERS: dict[str, Callable[[Op, int], Access | None]] = {
-    ELEMENT: _unary, BINARY: _binary, WINDOW: _windowed, ROW: _fully_connected,
+    ELEMENT: _unary, BINARY: _binary, WINDOW: _windowed, ROW: _fully_connected, cascade.BAND: _band,
 }
 
 

@@ -34,6 +34,7 @@ def render(report: dict) -> str:
         calls=views.call_rows(report),
         share_basis=views.share_basis(report),
         decisions=views.decisions(report),
+        cascades=views.cascades(report),
         footprint=report.get("footprint") or [],
         accuracy=views.accuracy(report),
         latency_note=views.latency_note(report),

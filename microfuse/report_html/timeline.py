@@ -92,6 +92,8 @@ def _kind_css(entry: dict, inputs: set, outputs: set) -> str:
     names = {entry.get("tensor"), *(entry.get("aliases") or [])}
     if entry.get("kind") == "scratch":
         return "tl-scratch"
+    if entry.get("kind") == "ring":
+        return "tl-ring"
     if names & inputs:
         return "tl-in"
     if names & outputs:
@@ -108,6 +110,8 @@ def _tooltip(entry: dict, tensors: dict) -> str:
     start, size = int(entry.get("offset", 0)), int(entry.get("bytes", 0))
     lines.append(f"{count(size)} bytes at offset {count(start)}..{count(start + size)}")
     lines.append(f"steps {entry.get('first_step')}..{entry.get('last_step')} ({entry.get('kind', 'activation')})")
+    if entry.get("kind") == "ring":
+        lines.append(f"a cascade's ring: {entry.get('rows')} of its {entry.get('of_rows')} rows at a time")
     if entry.get("overlaps"):
         lines.append(f"overlap: {entry['overlaps']}")
     if entry.get("aliases"):
@@ -179,6 +183,7 @@ def _span(e: dict) -> tuple[int, int, int, int]:
 def _shared(entries: list, xs: StepAxis, ys: ByteAxis) -> list[Shared]:
     """Every region where two buffers alive at the same step share bytes, found from the geometry
     itself (a correct plan allows this only where a kernel writes over an input it is done with)."""
+    entries = [e for e in entries if e.get("kind") != "ring"]  # rings lie inside their cascade's scratch
     spans = [_span(e) for e in entries]
     found = []
     for i, (f1, l1, a1, b1) in enumerate(spans):

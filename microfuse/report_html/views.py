@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .fmt import count, human_bytes, percent, shape, si
+from .fmt import count, human_bytes, percent, shape, short_name, si
 
 
 @dataclass(frozen=True)
@@ -420,3 +420,25 @@ def latency_note(report: dict) -> str:
         if lat["basis"] == "instructions":
             text += " assuming one instruction per cycle"
     return text
+
+
+@dataclass(frozen=True)
+class CascadeRow:
+    call: str
+    ops: str
+    rings: str
+    ring_bytes: str
+    whole_bytes: str
+    saved: str
+
+
+def cascades(report: dict) -> list[CascadeRow]:
+    """report.json's cascades: each one's ops, its rings (rows held of the tensor's) and the saving."""
+    rows = []
+    for c in report.get("cascades") or []:
+        rings = "; ".join(f"{short_name(r.get('tensor', ''))} {r.get('rows')}/{r.get('of_rows')} rows"
+                          for r in c.get("rings") or [])
+        ops = ", ".join(f"{i} {k}" for i, k in zip(c.get("source_ops") or [], c.get("ops") or []))
+        rows.append(CascadeRow(str(c.get("call")), ops, rings, count(c.get("ring_bytes")),
+                               count(c.get("whole_bytes")), count(c.get("saved_bytes"))))
+    return rows

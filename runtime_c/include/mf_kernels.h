@@ -8,6 +8,7 @@
 #include "mf_pool.h"
 #include "mf_fused.h"
 #include "mf_gap.h"
+#include "mf_cascade.h"
 #include "mf_pool_rows.h"
 #include "mf_elementwise.h"
 #include "mf_minmax.h"

@@ -12,6 +12,8 @@ from microfuse.testing import inputs
 from microfuse.testing.compare import difference
 from microfuse.testing.stages import build
 from microfuse.verify import verify
+
+from tests import figures
 from tests import figures
 from tests.conftest import model
 from tests.harness import QEMU, reference
@@ -57,7 +59,7 @@ def test_bench_counts_repeat_and_add_up():
     b = bench(model("mlperf_kws_dscnn_int8"), "qemu-mps2-an386", Options(name="kws"))
     assert a["repeatable"] and a["instructions"] == b["instructions"]
     assert [r["instructions"] for r in a["per_op"]] == [r["instructions"] for r in b["per_op"]]
-    assert len(a["per_op"]) == 12
+    assert len(a["per_op"]) == figures.BUILD_CALLS[figures.KWS]
     traced_total = sum(r["instructions"] for r in a["per_op"])
     assert a["instructions"] <= traced_total <= a["instructions"] * 1.01  # the trace adds a few per call
     # The cycle estimate (qemu-mps2-an386 has the Cortex-M4 model) repeats and adds up the same way.

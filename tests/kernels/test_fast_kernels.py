@@ -173,21 +173,30 @@ MLPERF = figures.MLPERF
 MAC_KINDS = ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED")
 
 
+def kernel_calls(compiled) -> list:
+    """The calls, a cascade's by its distinct band calls (ordinary kernel calls on row windows)."""
+    found = []
+    for c in compiled.calls:
+        found += list({id(b): b for b in c.bands.values()}.values()) if hasattr(c, "bands") else [c]
+    return found
+
+
 @pytest.mark.parametrize("model", MLPERF)
 def test_balanced_runs_fast_kernels_everywhere_at_todays_arena_and_calls(model):
     compiled = compile_model(corpus(model), Options(name="m"))
-    slow = [c.kernel for c in compiled.calls
-            if c.sources[0].kind in MAC_KINDS and not c.kernel.startswith(FAST)]
+    calls = kernel_calls(compiled)
+    slow = [c.kernel for c in calls if c.sources[0].kind in MAC_KINDS and not c.kernel.startswith(FAST)]
     assert not slow
     small = compile_model(corpus(model), Options(name="m", optimize="size"))
     assert compiled.plan.arena_bytes <= small.plan.arena_bytes
     figures.arena(f"{model} default build", compiled.plan.arena_bytes, figures.BUILD_ARENA[model])
     figures.at_most(f"{model} default build kernel calls", len(compiled.calls), figures.BUILD_CALLS[model], 0)
-    weights = sum(np.asarray(v.data).nbytes for c in compiled.calls for k, v in c.params.items()
-                  if isinstance(v, ConstArray) and k.split(".")[-1] == "weights")
-    int8 = sum(c.sources[0].inputs[1].nbytes for c in compiled.calls if c.sources[0].kind in MAC_KINDS)
+    weights = {np.asarray(v.data).tobytes(): np.asarray(v.data).nbytes for c in calls for k, v in c.params.items()
+               if isinstance(v, ConstArray) and k.split(".")[-1] == "weights"}  # a cascade emits each once
+    int8 = {c.sources[0].index: c.sources[0].inputs[1].nbytes for c in calls if c.sources[0].kind in MAC_KINDS}
     # int8 in flash: blocked and padded, never widened
-    figures.relative(f"{model} flash weights per int8 weight", weights / int8, figures.WEIGHTS_RATIO[model], 0.0005)
+    figures.relative(f"{model} flash weights per int8 weight", sum(weights.values()) / sum(int8.values()),
+                     figures.WEIGHTS_RATIO[model], 0.0005)
 
 
 def check_mlperf_on(board: str, model: str) -> None:

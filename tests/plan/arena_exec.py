@@ -12,6 +12,8 @@ import numpy as np
 
 from microfuse import ops
 from microfuse.ir import Graph, Op, Tensor
+from microfuse.lower.cascade import band_op
+from microfuse.ops import cascade as casc
 from microfuse.ops.common import window_pads
 from microfuse.plan import Plan
 from microfuse.plan.inplace import access
@@ -126,9 +128,52 @@ def _extra(op: Op, operands: list[np.ndarray]):
     return lambda lo, hi: sum(f[lo:hi].astype(np.int64) for f in flats)
 
 
-def execute(op: Op, values: dict[Tensor, np.ndarray], backward: bool) -> None:
+def _cascade(op: Op, values: dict[Tensor, np.ndarray], scratch: np.ndarray) -> None:
+    """A CASCADE run as its program says: each band an ordinary windowed kernel on row views of
+    the input, the output and the rings in `scratch` (its bytes), each ring move a memmove."""
+    prog, ms = casc.program(op), casc.members(op)
+    sums: dict[int, np.ndarray] = {}
+
+    def rows(t: Tensor, lo: int, hi: int, base: dict) -> np.ndarray:
+        ring = prog.rings.get(t)
+        if ring is None:
+            return values[t][:, lo:hi]
+        at = ring.offset + (lo - base[t]) * ring.row_bytes
+        n, _, w, c = t.shape
+        return scratch[at:at + (hi - lo) * ring.row_bytes].view(t.dtype.np).reshape(n, hi - lo, w, c)
+
+    for step in prog.steps:
+        for act, base in step:
+            if isinstance(act, casc.Fill):
+                ring = prog.rings[act.t]
+                value = np.array([casc.pad_value(act.t)], np.int64).astype(np.int8).view(np.uint8)[0]
+                scratch[ring.offset + act.pos * ring.row_bytes:][:act.rows * ring.row_bytes] = value
+                continue
+            if isinstance(act, casc.Move):
+                ring = prog.rings[act.t]
+                src = scratch[ring.offset + act.src * ring.row_bytes:][:act.rows * ring.row_bytes].copy()
+                scratch[ring.offset + act.dst * ring.row_bytes:][:act.rows * ring.row_bytes] = src
+                continue
+            if casc.is_reducer(ms[act.m]):  # a global pool: the sum of every row, stored after the last
+                x = rows(act.reads[0].t, act.reads[0].lo, act.reads[0].hi, base)
+                sums[act.m] = sums.get(act.m, 0) + x.astype(np.int64).sum(axis=(0, 1, 2))
+                if act.b == casc.rows_out(ms[act.m]):
+                    out = values[ms[act.m].outputs[0]]
+                    out[...] = _wrap(sums[act.m], out).reshape(out.shape)
+                continue
+            band = band_op(ms[act.m], act)
+            x = rows(act.reads[0].t, act.reads[0].lo, act.reads[0].hi, base)
+            y = rows(ms[act.m].outputs[0], act.a, act.b, base)
+            extra = [rows(rd.t, rd.lo, rd.hi, base) for rd in act.reads[1:]]
+            _windowed(band, x, y, False, _extra(band, extra))
+
+
+def execute(op: Op, values: dict[Tensor, np.ndarray], backward: bool, scratch: np.ndarray | None = None) -> None:
     d = ops.REGISTRY[op.kind]
     if d.alias:
+        return
+    if op.kind == casc.CASCADE:
+        _cascade(op, values, scratch)
         return
     y = values[op.outputs[0]]
     acts = [values[t] for t in op.inputs if t is not None and not t.is_const]
@@ -183,7 +228,8 @@ def run_in_arena(graph: Graph, plan: Plan, seed: int = 0) -> dict[Tensor, np.nda
         if op in plan.scratch:  # a kernel may scribble over all of its scratch
             o, size = plan.scratch[op]
             arena[o:o + size] = 0xA5
-        execute(op, values, backward=op in plan.backward)
+        scratch = arena[slice(*(lambda o, n: (o, o + n))(*plan.scratch[op]))] if op in plan.scratch else None
+        execute(op, values, backward=op in plan.backward, scratch=scratch)
         for t in op.outputs:
             seen[t] = view(t).copy()
     return seen

@@ -1,0 +1,154 @@
+"""Lowering of a CASCADE (ops/cascade.py): every band is an ordinary kernel call of its member on
+a window of rows, so the kernel choice (fast or reference, whatever fits) is the member's own.
+
+A band op is the member with its input cut to the rows the band reads, its output (and epilogue
+operands) to the band's rows, and the padding made EXPLICIT: the rows above the window that lie
+outside the image become `pad_h`, those below need no field (the kernels skip taps past in_h).
+Equal geometries share one call. The emitter (emit/cascade.py) writes the steps as C, with the
+steady state as one loop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from ..errors import UnsupportedError
+
+from .. import quant
+from ..ir import DType, Op, Tensor
+from ..ops import cascade as casc
+from ..ops.common import window_kernel, window_pads
+from .call import Call
+from .common import per_tensor_int8
+from .control import ControlSpec
+from .kernels import KernelSpec, declare, make
+from .registry import lowering
+
+SPEC = ControlSpec("mf_cascade", "", "", access=casc.BAND)
+declare({"mf_rowsum_s8_params": ("pixels", "channels", "start", "finish", "count", "act_min", "act_max")},
+        KernelSpec("mf_rowsum_s8", "mf_rowsum_s8_params", "mf_rowsum_s8.c"))
+
+
+@dataclass(eq=False)
+class CascadeCall(Call):
+    """A Call whose C is the band loop: `program` (ops/cascade.Program) and, per Band of it, the
+    lowered band call (`bands[id(band)]`)."""
+
+    program: casc.Program | None = None
+    bands: dict[int, Call] = field(default_factory=dict)
+    origin: dict[int, Tensor] = field(default_factory=dict)  # id(band tensor) -> the cascade's tensor
+    band_scratch: int = 0  # the largest band call's own scratch, after the rings
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        return tuple(sorted({f for c in self.bands.values() for f in c.files}))
+
+    @property
+    def label(self) -> str:
+        return f"cascade of {len(casc.members(self.op))} ops" if self.op else "cascade"
+
+    @property
+    def constants(self) -> list:
+        """The band calls' arrays, each content once (the emitter shares them: emit/cascade.py)."""
+        seen: dict = {}
+        for c in {id(c): c for c in self.bands.values()}.values():
+            for v in c.constants:
+                data = np.asarray(v.data)
+                seen.setdefault((data.dtype.str, data.tobytes()), v)
+        return list(seen.values())
+
+    def runs(self):
+        """(band call, times run) for each distinct band call."""
+        count: dict[int, int] = {}
+        for step in self.program.steps:
+            for act, _ in step:
+                if isinstance(act, casc.Band):
+                    k = id(self.bands[id(act)])
+                    count[k] = count.get(k, 0) + 1
+        unique = {id(c): c for c in self.bands.values()}
+        return [(unique[k], n) for k, n in count.items()]
+
+    def moved_bytes(self) -> int:
+        """Bytes the ring moves copy per invoke."""
+        rings = self.program.rings
+        return sum(act.rows * rings[act.t].row_bytes for step in self.program.steps
+                   for act, _ in step if isinstance(act, casc.Move))
+
+
+def _rows(t: Tensor, n: int, tag: str) -> Tensor:
+    return Tensor(f"{t.name}[{tag}]", (t.shape[0], n, *t.shape[2:]), t.dtype, t.quant)
+
+
+def band_op(m: Op, band: casc.Band, origin: dict[int, Tensor] | None = None) -> Op:
+    """Member m computing its output rows [a, b) from the rows it reads (see the module docstring;
+    a window reaching past the image reads padding rows of its ring: no padding field then)."""
+    a, b, rd = band.a, band.b, band.reads
+    win = rd[0]
+    kh, _, dh, _ = window_kernel(m)
+    top, _, left, right = window_pads(m)
+    s = m.attrs.stride_h
+    pad_top = win.lo - (a * s - top)
+    pad_bottom = (b - a - 1) * s + (kh - 1) * dh + 1 - (win.hi - win.lo) - pad_top
+    tag = f"{a}:{b}"
+    cut = {win.t: _rows(win.t, win.hi - win.lo, f"{win.lo}:{win.hi}")}
+    cut.update({r.t: _rows(r.t, b - a, tag) for r in rd[1:]})
+    for step in m.fused:  # the epilogue's own tensors: the same rows as the output
+        cut.setdefault(step.input, _rows(step.input, b - a, tag))
+        cut.setdefault(step.output, _rows(step.output, b - a, tag))
+    out = m.outputs[0]
+    cut.setdefault(out, _rows(out, b - a, tag))
+    if origin is not None:
+        origin.update({id(c): t for t, c in cut.items()})
+    inputs = [cut.get(t, t) if t is not None and t.in_arena else t for t in m.inputs]
+    fused = [replace(st, input=cut[st.input], output=cut[st.output],
+                     operand=cut.get(st.operand, st.operand)) for st in m.fused]
+    attrs = replace(m.attrs, padding="EXPLICIT", pads=(pad_top, max(pad_bottom, 0), left, right))
+    return Op(m.kind, inputs, [cut[out]], attrs, m.name, m.index, fused)
+
+
+def reducer_call(m: Op, a: int, b: int, origin: dict[int, Tensor]) -> Call:
+    """A global average pool's band: rows [a, b) of its input summed (mf_cascade.h)."""
+    x, y = m.inputs[0], m.outputs[0]
+    if x.dtype != DType.INT8:
+        raise UnsupportedError(f"{m.where} '{m.name}': a cascade ends in an int8 global average pool only")
+    per_tensor_int8(x, m, "input")
+    per_tensor_int8(y, m, "output")
+    lo, hi = quant.activation_range(m.attrs.activation, y)
+    rows, out = _rows(x, b - a, f"{a}:{b}"), _rows(y, 1, "sum")
+    origin.update({id(rows): x, id(out): y})
+    _, h, w, c = x.shape
+    params = dict(pixels=(b - a) * w, channels=c, start=int(a == 0), finish=int(b == h), count=h * w,
+                  act_min=lo, act_max=hi)
+    band = Op(m.kind, [rows], [out], replace(m.attrs, padding="VALID", filter_h=b - a, filter_w=w), m.name, m.index)
+    return make("mf_rowsum_s8", params, [rows], [out], [band], scratch=4 * c)  # the cost model: the band's taps
+
+
+def _geometry(m: Op, band: casc.Band) -> tuple:
+    if casc.is_reducer(m):
+        return band.m, band.b - band.a, band.a == 0, band.b == casc.rows_out(m)
+    win = band.reads[0]
+    return band.m, band.b - band.a, win.hi - win.lo, win.lo - (band.a * m.attrs.stride_h - window_pads(m)[0])
+
+
+@lowering(casc.CASCADE, DType.INT8, DType.FLOAT32)
+def lower_cascade(op: Op, lw) -> Call:
+    ms = casc.members(op)
+    prog = casc.program(op)
+    shared: dict[tuple, Call] = {}
+    bands: dict[int, Call] = {}
+    origin: dict[int, Tensor] = {}
+    for act in (a for step in prog.steps for a, _ in step if isinstance(a, casc.Band)):
+        m, key = ms[act.m], _geometry(ms[act.m], act)
+        if key not in shared:  # the first band of a geometry is lowered, the others share its call
+            shared[key] = reducer_call(m, act.a, act.b, origin) if casc.is_reducer(m) else \
+                lw.lower(band_op(m, act, origin))
+        bands[id(act)] = shared[key]
+    sources = [s for m in ms for s in [m, *(src for step in m.fused for src in step.sources)]]
+    extra = max((c.scratch for c in shared.values()), default=0)
+    call = CascadeCall(SPEC, {}, list(op.inputs), list(op.outputs), sources, prog.scratch + extra,
+                       program=prog, bands=bands, origin=origin, band_scratch=extra)
+    call.notes.append(f"cascade of {len(ms)} ops: rings {prog.scratch} B for {casc.whole_bytes(op)} B of "
+                      "whole intermediates")
+    return call

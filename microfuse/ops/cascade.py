@@ -1,0 +1,329 @@
+"""CASCADE, the op kind passes/cascade.py creates: a chain or small DAG of windowed ops (conv,
+depthwise, pool, with their fused epilogues, a residual add's skip included) run band by band in
+output-row order, so every intermediate lives as a ring of a few rows instead of a whole tensor.
+
+Everything here is geometry, derived from the members' shapes alone, and shared by the lowering
+(lower/cascade.py: the band calls and their pointers), the planner (the rings' bytes, the access
+order of the cascade's input and output: plan/inplace.py BAND) and the checker's row replay:
+
+- `schedule(op)`: steps, one per output row of the cascade; each step a list of Bands (a member
+  computing output rows [a, b)), pulled on demand: a member computes the rows its consumers'
+  next windows need, no row twice (line buffers, no recompute), one row at a time and the
+  deepest member that can run first, so each row dies as early as it can.
+- A global average pool may end a cascade (`is_reducer`): its bands are bands of its input's
+  rows, summed into its scratch, and it writes its output after the last.
+- `program(op)`: the steps with the rings laid out. A ring is a linear buffer of `rows` rows
+  per intermediate tensor; row r is held at position r - base. Before a member writes rows past
+  the ring's end, the rows its consumers still need are moved down to position 0 (a memmove),
+  so every kernel reads a window of consecutive rows at one pointer. A conv or depthwise reading
+  a ring (`padded`) finds padding rows there, filled with its input's zero point, above and below
+  the image: every band of it has one geometry (a tap on such a row adds nothing, as TFLite's
+  padding), so one params struct.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass
+
+from ..ir import DType, Op, OpAttrs, Tensor, first_operand_slot
+from .common import window_kernel, window_pads
+from .registry import REGISTRY, OpDef, register
+
+CASCADE = "CASCADE"
+BAND = "BAND"  # its access order (plan/inplace.py): the input read row band by row band
+WINDOWED = ("CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D")
+RING_ALIGN = 16  # each ring starts aligned (the kernels' loads)
+
+
+@dataclass(frozen=True, eq=False)
+class CascadeAttrs(OpAttrs):
+    """The members, in execution order (the last writes the cascade's output)."""
+
+    members: tuple[Op, ...]
+
+
+@dataclass(frozen=True)
+class Read:
+    """Rows [lo, hi) of tensor `t` a band reads; `slot` is the member's input slot."""
+
+    t: Tensor
+    slot: int
+    lo: int
+    hi: int
+
+
+@dataclass(frozen=True)
+class Band:
+    """Member `m` (its index) computes output rows [a, b) reading `reads`."""
+
+    m: int
+    a: int
+    b: int
+    reads: tuple[Read, ...]
+
+
+@dataclass(frozen=True)
+class Move:
+    """Ring `t`: rows at positions [src, src + rows) move down to position dst (memmove)."""
+
+    t: Tensor
+    src: int
+    dst: int
+    rows: int
+
+
+@dataclass(frozen=True)
+class Fill:
+    """Ring `t`: positions [pos, pos + rows) get padding rows (every byte pad_value(t): memset)."""
+
+    t: Tensor
+    pos: int
+    rows: int
+
+
+@dataclass
+class Ring:
+    t: Tensor
+    rows: int  # capacity
+    offset: int = 0  # bytes from the start of the cascade's scratch
+    first: int = 0  # the row held first at position 0 (-n: n padding rows above the image)
+
+    @property
+    def row_bytes(self) -> int:
+        return row_bytes(self.t)
+
+    @property
+    def nbytes(self) -> int:
+        return self.rows * self.row_bytes
+
+
+@dataclass
+class Program:
+    """The steps (each: Moves and Bands in run order) and the rings; `base[k][t]` is, for the
+    action k of a step, the row held at position 0 of ring t when it runs."""
+
+    steps: list[list[tuple[Move | Fill | Band, dict[Tensor, int]]]]
+    rings: dict[Tensor, Ring]
+
+    @property
+    def scratch(self) -> int:
+        return sum(_align(r.nbytes) for r in self.rings.values())
+
+
+def row_bytes(t: Tensor) -> int:
+    _, _, w, c = t.shape
+    return w * c * t.dtype.size
+
+
+def _align(n: int) -> int:
+    return -(-n // RING_ALIGN) * RING_ALIGN
+
+
+def members(op: Op) -> tuple[Op, ...]:
+    return op.attrs.members
+
+
+def make(ops: list[Op]) -> Op:
+    """The CASCADE of `ops` (execution order): its input is the one activation they read from
+    outside, its output the last op's."""
+    inner = {t for m in ops for t in m.outputs}
+    outside = [t for m in ops for t in m.inputs if t is not None and t.in_arena and t not in inner]
+    first = ops[0]
+    return Op(CASCADE, list(dict.fromkeys(outside)), [ops[-1].outputs[0]], CascadeAttrs(tuple(ops)),
+              first.name, first.index)
+
+
+_MEMO: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # op -> its facts (ops are never changed)
+
+
+def _memo(op: Op, what: str, make):
+    facts = _MEMO.setdefault(op, {})
+    if what not in facts:
+        facts[what] = make(op)
+    return facts[what]
+
+
+def is_reducer(m: Op) -> bool:
+    """A global average pool ending a cascade: it sums its input band by band (its rows are its
+    input's rows) and writes its one pixel after the last."""
+    if m.kind != "AVERAGE_POOL_2D" or tuple(m.outputs[0].shape[1:3]) != (1, 1) or m.inputs[0].shape[1] < 2:
+        return False
+    top, _, left, _ = window_pads(m)
+    _, h, w, _ = m.inputs[0].shape
+    return m.attrs.filter_h - top >= h and m.attrs.filter_w - left >= w
+
+
+def rows_out(m: Op) -> int:
+    """The rows a member computes, one band at a time."""
+    return m.inputs[0].shape[1] if is_reducer(m) else m.outputs[0].shape[1]
+
+
+def _window(m: Op) -> tuple:
+    if is_reducer(m):
+        return m.inputs[0], 1, 0, 1, ()
+    kh, _, dh, _ = window_kernel(m)
+    first = first_operand_slot(m)
+    operands = tuple((k, t) for k, t in enumerate(m.inputs) if k >= first and t is not None and t.in_arena)
+    return m.inputs[0], m.attrs.stride_h, window_pads(m)[0], (kh - 1) * dh + 1, operands
+
+
+def reads(m: Op, a: int, b: int, pad: bool = False) -> tuple[Read, ...]:
+    """The rows member m reads to compute its output rows [a, b): the window of its input
+    (clipped to the image: the rest is padding; with `pad`, not clipped: its ring holds padding
+    rows) and the same rows of each epilogue operand."""
+    x, s, top, span, operands = _memo(m, "window", _window)
+    lo, hi = a * s - top, (b - 1) * s - top + span
+    if not pad:
+        lo, hi = max(0, lo), min(x.shape[1], hi)
+    return (Read(x, 0, lo, max(hi, lo)), *(Read(t, k, a, b) for k, t in operands))
+
+
+PADDED = ("CONV_2D", "DEPTHWISE_CONV_2D")  # a tap on a row of the input's zero point adds nothing
+
+
+def padded(op: Op) -> frozenset[int]:
+    """The members reading a ring with padding rows above and below the image (filled with the
+    input's zero point): every band of theirs has one geometry, so one params struct."""
+    ms = members(op)
+    inner = {m.outputs[0] for m in ms[:-1]}
+    return frozenset(k for k, m in enumerate(ms) if m.kind in PADDED and m.inputs[0] in inner)
+
+
+def pad_value(t: Tensor) -> int:
+    """The byte a padding row is filled with: the zero point (int8), 0 (0.0 for float)."""
+    return int(t.quant.zero_point[0]) if t.dtype == DType.INT8 and t.quant is not None else 0
+
+
+def _overhang(ms: tuple[Op, ...], t: Tensor, pads: frozenset[int]) -> tuple[int, int]:
+    """Padding rows of ring t above row 0 and below its last row its padded consumers read."""
+    above = below = 0
+    for k in pads:
+        if ms[k].inputs[0] is t:
+            n = rows_out(ms[k])
+            above = max(above, -reads(ms[k], 0, 1, True)[0].lo)
+            below = max(below, reads(ms[k], n - 1, n, True)[0].hi - t.shape[1])
+    return above, below
+
+
+def schedule(op: Op) -> list[list[Band]]:
+    """Per output row of the cascade, the bands that run (see the module docstring)."""
+    return _memo(op, "schedule", _schedule)
+
+
+def _schedule(op: Op) -> list[list[Band]]:
+    ms = members(op)
+    pads = padded(op)
+    done = [0] * len(ms)
+    producer = {m.outputs[0]: k for k, m in enumerate(ms)}
+    steps = []
+    for r in range(rows_out(ms[-1])):
+        need = list(done)
+        need[-1] = r + 1
+        for k in range(len(ms) - 1, -1, -1):
+            if need[k] <= done[k]:
+                continue
+            for rd in reads(ms[k], done[k], need[k], k in pads):
+                if rd.t in producer:
+                    need[producer[rd.t]] = max(need[producer[rd.t]], min(rd.hi, rd.t.shape[1]))
+        step = []
+        while True:  # one row at a time, the deepest member that can run first: rows die early
+            k = next((k for k in range(len(ms) - 1, -1, -1) if done[k] < need[k] and all(
+                done[producer[rd.t]] >= min(rd.hi, rd.t.shape[1]) for rd in reads(ms[k], done[k], done[k] + 1, k in pads)
+                if rd.t in producer)), None)
+            if k is None:
+                break
+            step.append(Band(k, done[k], done[k] + 1, reads(ms[k], done[k], done[k] + 1, k in pads)))
+            done[k] += 1
+        steps.append(step)
+    return steps
+
+
+def _consumers(ms: tuple[Op, ...], t: Tensor) -> list[int]:
+    return [k for k, m in enumerate(ms) if any(x is t for x in m.inputs)]
+
+
+def _keep(ms: tuple[Op, ...], t: Tensor, done: list[int], consumers: list[int], pads: frozenset[int]) -> int:
+    """The lowest row of t a consumer will still read (its next band's window)."""
+    lows = []
+    for k in consumers:
+        if done[k] < rows_out(ms[k]):
+            lows += [rd.lo for rd in reads(ms[k], done[k], done[k] + 1, k in pads) if rd.t is t]
+    return min(lows, default=t.shape[1])
+
+
+def _walk(op: Op, capacity: dict[Tensor, int] | None):
+    """Run the schedule over rings (capacity None: unbounded, to size them); yield actions."""
+    ms, pads = members(op), padded(op)
+    inner = {m.outputs[0] for m in ms[:-1]}
+    consumers = {t: _consumers(ms, t) for t in inner}
+    over = {t: _overhang(ms, t, pads) for t in inner}
+    base = {t: -over[t][0] for t in inner}  # the row at position 0
+    top = dict(base)  # one past the highest row held
+    done = [0] * len(ms)
+
+    def write(t: Tensor, a: int, b: int, actions: list) -> None:
+        keep = min(_keep(ms, t, done, consumers[t], pads), a)
+        if capacity is None:
+            actions.append(("need", t, b - keep))
+        elif b - base[t] > capacity[t]:
+            actions.append((Move(t, keep - base[t], 0, max(top[t] - keep, 0)), dict(base)))
+            base[t] = keep
+        top[t] = b
+
+    def fill(t: Tensor, a: int, b: int, actions: list) -> None:
+        write(t, a, b, actions)
+        actions.append((Fill(t, a - base[t], b - a), dict(base)))
+
+    below = set()
+    for step in schedule(op):
+        actions: list = []
+        for band in step:
+            for rd in band.reads:  # the padding rows below the image, when first read
+                if rd.t in inner and rd.hi > rd.t.shape[1] and rd.t not in below:
+                    below.add(rd.t)
+                    fill(rd.t, rd.t.shape[1], rd.t.shape[1] + over[rd.t][1], actions)
+            t = ms[band.m].outputs[0]
+            if t in inner and band.a == 0 and over[t][0]:
+                fill(t, -over[t][0], 0, actions)  # and above it, before the first row
+            if t in inner:
+                write(t, band.a, band.b, actions)
+            actions.append((band, dict(base)))
+            done[band.m] = band.b
+        yield actions
+
+
+def program(op: Op) -> Program:
+    """The schedule with its rings sized and placed (see the module docstring)."""
+    return _memo(op, "program", _program)
+
+
+def _program(op: Op) -> Program:
+    ms = members(op)
+    need: dict[Tensor, int] = {m.outputs[0]: 1 for m in ms[:-1]}
+    for actions in _walk(op, None):
+        for act in actions:
+            if act[0] == "need":
+                need[act[1]] = max(need[act[1]], act[2])
+    rings, at = {}, 0
+    for m in ms[:-1]:
+        t = m.outputs[0]
+        above, below = _overhang(ms, t, padded(op))
+        rings[t] = Ring(t, min(need[t], t.shape[1] + above + below), at, -above)
+        at += _align(rings[t].nbytes)
+    steps = [[a for a in actions if a[0] != "need"] for actions in _walk(op, {t: r.rows for t, r in rings.items()})]
+    return Program(steps, rings)
+
+
+def whole_bytes(op: Op) -> int:
+    """What the intermediates would take as whole tensors (the rings' saving is against this)."""
+    return sum(m.outputs[0].nbytes for m in members(op)[:-1])
+
+
+def _infer(op: Op):
+    last = members(op)[-1]
+    return REGISTRY[last.kind].infer(last)
+
+
+register(OpDef(CASCADE, None, _infer, macs=lambda op: sum(REGISTRY[m.kind].macs(m) for m in members(op)),
+               dtypes=frozenset({DType.INT8, DType.FLOAT32})))

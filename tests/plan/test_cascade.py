@@ -1,0 +1,135 @@
+"""Cascades (ops/cascade.py) run inside their planned arena, band by band with their rings in the
+op's scratch, give exactly what the same chain gives run whole, op by op (arena_exec's made-up
+arithmetic: any misplaced row, stale ring row or overwritten input row changes the result); and
+the checker's row replay refuses rings that do not hold what a band reads."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena_exec import run_in_arena, run_reference
+from microfuse import plan as planner
+from microfuse.errors import PlanError
+from microfuse.ir import DType, Graph
+from microfuse.ops import cascade as casc
+from microfuse.plan import check
+from plan_graphs import Builder
+
+
+def plan_cascade(graph: Graph, members: int | None = None) -> tuple[Graph, object]:
+    """The graph with its ops (all, or the first `members`) as one CASCADE, planned."""
+    k = members or len(graph.ops)
+    op = casc.make(graph.ops[:k])
+    fused = Graph([op, *graph.ops[k:]], graph.inputs, graph.outputs, graph.name)
+    scratch = {op: casc.program(op).scratch}
+    memory = planner.plan(fused, scratch=lambda o: scratch.get(o, 0), allow_backward=lambda o: o is not op,
+                          access=lambda o: casc.BAND if o is op else planner.inplace.reference_access(o))
+    return fused, memory
+
+
+def same_as_unfused(graph: Graph, seed: int = 0) -> None:
+    fused, memory = plan_cascade(graph)
+    want = run_reference(graph, seed)
+    got = run_in_arena(fused, memory, seed)
+    out = graph.outputs[0]
+    np.testing.assert_array_equal(got[out], want[out])
+
+
+@st.composite
+def chains(draw):
+    """A chain of 2-5 convs / depthwise / pools, any kernel, stride, padding."""
+    b = Builder(DType.INT8, seed=draw(st.integers(0, 9)))
+    x = b.input((1, draw(st.integers(4, 14)), draw(st.integers(1, 6)), draw(st.integers(1, 3))))
+    for _ in range(draw(st.integers(2, 5))):
+        kind = draw(st.sampled_from(["conv", "dw", "pool"]))
+        k, stride = draw(st.sampled_from([1, 2, 3, 5])), draw(st.integers(1, 2))
+        padding = draw(st.sampled_from(["SAME", "VALID"]))
+        dilation = draw(st.integers(1, 2)) if kind == "conv" and k > 1 else 1
+        if min(x.shape[1], x.shape[2]) < (k - 1) * dilation + 1:
+            padding = "SAME"  # VALID needs the window inside the image
+        if kind == "conv":
+            x = b.conv(x, draw(st.integers(1, 4)), k, stride, padding, dilation)
+        elif kind == "dw":
+            x = b.dw(x, k, stride, padding, mult=draw(st.integers(1, 2)))
+        else:
+            x = b.pool(x, k, stride, padding, draw(st.sampled_from(["AVERAGE_POOL_2D", "MAX_POOL_2D"])))
+        if x.shape[1] < 2:
+            break
+    return b.graph([x])
+
+
+def residual_op(b: Builder, x, skip, cout: int, k: int, stride: int):
+    """A conv whose epilogue adds `skip` (arena_exec reads inputs past slot 2 as epilogue operands)."""
+    w = b.const((cout, k, k, x.shape[3]))
+    bias = b.const((cout,), DType.INT32)
+    from microfuse.ops.attrs import ConvAttrs
+    return b.op("CONV_2D", [x, w, bias, skip], ConvAttrs("SAME", stride, stride, "NONE", 1, 1))
+
+
+@st.composite
+def residual_blocks(draw):
+    """1-2 ResNet blocks: conv, conv + skip (identity, or a strided block's 1x1 shortcut conv)."""
+    b = Builder(DType.INT8, seed=draw(st.integers(0, 9)))
+    c = draw(st.integers(1, 3))
+    x = b.conv(b.input((1, draw(st.integers(4, 12)), draw(st.integers(2, 6)), draw(st.integers(1, 3)))), c)
+    for _ in range(draw(st.integers(1, 2))):
+        stride = draw(st.integers(1, 2))
+        k = draw(st.sampled_from([1, 3]))
+        cout = c * stride
+        main = b.conv(x, cout, k, stride)
+        if stride == 1:
+            x = residual_op(b, main, x, cout, k, 1)
+        else:  # the shortcut conv carries the add of the main branch
+            main = b.conv(main, cout, k, 1)
+            x = residual_op(b, x, main, cout, 1, 2)
+        c = cout
+    return b.graph([x])
+
+
+@settings(max_examples=60, deadline=None)
+@given(chains(), st.integers(0, 3))
+def test_random_chains_run_as_cascades_bit_exact(graph, seed):
+    same_as_unfused(graph, seed)
+
+
+@settings(max_examples=40, deadline=None)
+@given(residual_blocks(), st.integers(0, 3))
+def test_random_residual_blocks_run_as_cascades_bit_exact(graph, seed):
+    same_as_unfused(graph, seed)
+
+
+def test_rings_hold_fewer_rows_than_the_tensors():
+    b = Builder()
+    x = b.conv(b.dw(b.conv(b.input((1, 32, 8, 4)), 8)), 8, k=1)
+    fused, memory = plan_cascade(b.graph([x]))
+    rings = casc.program(fused.ops[0]).rings.values()
+    assert [r.rows for r in rings] == [3, 1]  # the depthwise 3x3 window; the 1x1 conv's row
+    assert memory.arena_bytes < 32 * 8 * 4 + 2 * 32 * 8 * 8  # whole tensors: input + two outputs
+
+
+def test_the_output_overwrites_consumed_input_rows():
+    """BAND: output row u lands on input rows the bands have read already."""
+    b = Builder()
+    x = b.conv(b.conv(b.input((1, 16, 4, 8)), 8), 8)
+    fused, memory = plan_cascade(b.graph([x]))
+    op = fused.ops[0]
+    assert memory.offsets[op.outputs[0]] < memory.offsets[op.inputs[0]] + op.inputs[0].nbytes
+    assert memory.offsets[op.inputs[0]] < memory.offsets[op.outputs[0]] + op.outputs[0].nbytes
+    same_as_unfused(b.graph([x]))
+
+
+def test_checker_refuses_a_ring_one_row_short():
+    b = Builder()
+    x = b.conv(b.conv(b.input((1, 12, 4, 2)), 4), 4)
+    fused, memory = plan_cascade(b.graph([x]))
+    op = fused.ops[0]
+    prog = casc.program(op)
+    ring = next(iter(prog.rings.values()))
+    ring.rows -= 1  # the program still moves rows as if the ring held one more
+    with pytest.raises(PlanError, match="ring"):
+        check.check(fused, memory)
+    ring.rows += 1
+    check.check(fused, memory)
