@@ -1,6 +1,6 @@
 /* microfuse runtime: one fully-connected row whose depth is a multiple of 8, stored straight into
- * the output (mf_fc_s8_dsp_body.h, no epilogue): the blocks of four units of mf_fast_blocks with
- * a single segment, its 8-value chunks four to a loop turn.
+ * the output (mf_fc_s8_dsp8: no epilogue, no clamp): the blocks of four units of mf_fast_blocks
+ * with a single segment, its 8-value chunks four to a loop turn.
  *
  * On the assembly path (MF_ASM_LOOPS, not Helium) each block enters the four-chunk loop part way
  * (at the chunk that leaves whole turns: the entry address is computed once per call), so a
@@ -11,6 +11,7 @@
 #define MF_FC_ROW_H
 
 #include "mf_fast.h"
+#include "mf_dot.h"
 
 /* dst[0 .. 4 blocks) = the requantized dot products of x[0 .. 8 n8) with the blocks' weights
  * (mf_fast_blocks' layout: per block n8 chunks of [4 units][8 values]), n8 >= 1. */

@@ -4,9 +4,8 @@
  * product of the row with the four units' weights (mf_fast_blocks: per 8 inputs one load pair,
  * SXTB16, and per unit one load pair of weights, SXTB16, 4 SMLAD). The row is one segment of
  * 8-value chunks; its last depth % 8 values are copied, zero-padded, into a small stack buffer
- * (a second segment; the weights are zero-padded too). A row of whole chunks stored straight into
- * the output runs mf_fc_row (mf_fc_row.h: its chunks four to a loop turn). The channel table
- * repeats a per-tensor multiplier.
+ * (a second segment; the weights are zero-padded too). The channel table repeats a per-tensor
+ * multiplier.
  *
  * Access order (the planner's contract for fully-connected): rows in order; a row's outputs are
  * written after the row is read (a stage at a time when staged, MF_STAGE_MAX outputs, each
@@ -17,7 +16,6 @@
 
 #include "mf_fast.h"
 #include "mf_finish.h"
-#include "mf_fc_row.h"
 
 MF_INLINE void mf_fc_s8_dsp_loop(const mf_fc_s8_dsp_params *p, const mf_epilogue_s8 *e,
                                  const mf_fast_addsub *aq, int kind, const int8_t *input,
@@ -56,9 +54,7 @@ MF_INLINE void mf_fc_s8_dsp_loop(const mf_fc_s8_dsp_params *p, const mf_epilogue
             seg[nseg].start = (intptr_t)last;
             seg[nseg++].n = rest > 4 ? MF_SEG_N(1, 0) : MF_SEG_N(0, 1);
         }
-        if (direct && !rest) {
-            mf_fc_row(x, depth / 8, weights, p->quant, blocks, p->lshift, out);
-        } else if (direct) {
+        if (direct) {
             mf_fast_blocks(seg, nseg, NULL, weights, p->quant, blocks, p->lshift, out);
         } else {
             mf_fast_staged(seg, nseg, NULL, weights, wstep, p->quant, blocks, p->lshift, (int8_t *)stage,

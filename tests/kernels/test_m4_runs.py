@@ -1,5 +1,5 @@
-"""The DSP depthwise kernel's runs of interior pixels (mf_dw_pixels) and the fully-connected rows
-of whole 8-value chunks (mf_fc_row) vs TFLite Micro, seeded, on the host (the portable C path,
+"""The DSP depthwise kernel's runs of interior pixels (mf_dw_pixels) and the fully-connected kernel
+of whole 8-value chunks (mf_fc_s8_dsp8, mf_fc_row) vs TFLite Micro, seeded, on the host (the portable C path,
 sanitizers on) and under QEMU mps2-an386 (the assembly): every edge of a run (padding on either
 side, strides, dilations, rows without interior pixels, a window other than 3x3, channel counts
 from 4 to 64 and the ones the fast kernel refuses) and every entry into the four-chunk loop,
@@ -35,9 +35,10 @@ DW = [
     (1, 5, 6, 4, 3, 3, 1, 1, "SAME", "NONE", 2),      # depth multiplier 2: the reference kernel
 ]
 
-# (rows, depth, units): depth % 8 == 0 runs mf_fc_row; n8 = depth / 8 covers every loop entry
-FC = [(1, 8, 4), (1, 16, 8), (1, 24, 12), (1, 32, 4), (1, 40, 16), (2, 56, 8), (1, 64, 12),
-      (3, 128, 128), (1, 136, 4), (1, 640, 8), (1, 20, 8)]
+# (rows, depth, units): whole chunks and >= 1024 MACs run mf_fc_s8_dsp8, n8 = depth / 8 entering
+# the four-chunk loop at each of its chunks; the last two keep mf_fc_s8_dsp (a tail; too small)
+FC = [(1, 8, 128), (1, 16, 64), (1, 24, 44), (2, 32, 32), (1, 40, 28), (3, 128, 128), (1, 640, 8),
+      (1, 20, 8), (1, 64, 12)]
 
 
 def dw_graph(rng, case) -> Graph:
@@ -76,7 +77,7 @@ def prepared():
     kernels = [c.kernel for c in calls]
     assert kernels.count("mf_dwconv2d_s8_dsp") == len(DW) - 2  # not the last two
     assert [c.params["clamp"] for c in calls if c.kernel == "mf_dwconv2d_s8_dsp"].count(1) == 1  # RELU6
-    assert kernels.count("mf_fc_s8_dsp") == len(FC)
+    assert kernels.count("mf_fc_s8_dsp8") == len(FC) - 2 and kernels.count("mf_fc_s8_dsp") == 2
     runs = []
     for call in calls:
         operands = [data[t.name] for t in call.inputs]
