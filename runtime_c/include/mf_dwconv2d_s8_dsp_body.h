@@ -189,6 +189,8 @@ MF_HELPER void mf_dw_pixels(const intptr_t *tap, int32_t taps, const int8_t *bas
 #endif
 }
 
+#include "mf_dw_pairs.h"
+
 MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const mf_epilogue_s8 *e,
                                        const mf_fast_addsub *aq, int kind, const int8_t *input,
                                        const int8_t *res, int8_t *output, int strided)
@@ -255,8 +257,20 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                     /* an interior pixel: the whole run of them to the row's interior end */
                     const int32_t run = base == NULL ? 1 : reverse ? ox - x_lo + 1 : x_hi - ox;
                     const int32_t dir = reverse ? -1 : 1;
-                    mf_dw_pixels(taps_at, taps, base, 0, weights, p->quant, groups, lshift,
-                                 output + pix * out_stride, run, dir * p->stride_w * c, dir * out_stride);
+                    const int32_t step = dir * p->stride_w * c, dst_step = dir * out_stride;
+                    int8_t *dst = output + pix * out_stride;
+                    int32_t left = run;
+                    if (taps == 9 && run >= 2 && groups <= per) { /* 3x3: two pixels a pass (mf_dw_pairs.h) */
+                        mf_dw_pairs(taps_at, base, run / 2, step, weights, p->quant, groups, lshift, dst,
+                                    dst_step, stage);
+                        left = run % 2;
+                        base += (run - left) * step;
+                        dst += (run - left) * dst_step;
+                    }
+                    if (left) {
+                        mf_dw_pixels(taps_at, taps, base, 0, weights, p->quant, groups, lshift, dst, left, step,
+                                     dst_step);
+                    }
                     xx += run - 1;
                     continue;
                 }
