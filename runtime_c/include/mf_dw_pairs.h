@@ -22,10 +22,13 @@
 #include "mf_fast.h"
 /* (included by mf_dwconv2d_s8_dsp_body.h after mf_dw_pixels, its path without the assembly) */
 
-/* `pairs` pairs of interior pixels of a 3x3 window (taps `off`, 9 offsets from a pixel's first
- * tap): pixel i of the run starts at base + i step and stores to dst + i dst_step; all groups
- * (at most MF_STAGE_MAX / 4: the second pixel's words wait in `held`, 4 groups bytes). */
-MF_HELPER void mf_dw_pairs(const intptr_t *off, const int8_t *base, int32_t pairs, int32_t step,
+/* `pairs` pairs of pixels of a 3x3 window, all groups (at most MF_STAGE_MAX / 4: the second
+ * pixel's words wait in `held`, 4 groups bytes). A run of interior pixels: off_b == off, 9
+ * offsets from a pixel's first tap, pixel i at base + i step storing to dst + i dst_step. Any
+ * two pixels one after the other: pairs 1, base NULL, step 0, off and off_b their taps'
+ * addresses (as mf_dw_pixels' border pixels), the second storing to dst + dst_step. */
+MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int8_t *base, int32_t pairs,
+                           int32_t step,
                            const uint32_t *w, const int32_t *qb, int32_t groups, int32_t lshift,
                            int8_t *dst, int32_t dst_step, uint32_t *held)
 {
@@ -36,7 +39,8 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const int8_t *base, int32_t pair
      * [116] 2 dst_step [120] 4 groups [124] held cursor [128] held. */
     int32_t a0 = (int32_t)(uintptr_t)off, a1 = step, a2 = pairs, a3 = (int32_t)(uintptr_t)qb;
     int32_t a4 = 4 * groups, a5 = lshift, a6 = (int32_t)(uintptr_t)dst, a7 = dst_step;
-    int32_t g4 = (int32_t)(uintptr_t)base, x = (int32_t)(uintptr_t)held, r, wl, wo;
+    int32_t g4 = (int32_t)(uintptr_t)base, x = (int32_t)(uintptr_t)held, r = (int32_t)(uintptr_t)off_b;
+    int32_t wl, wo;
 #define MF_DWQ_TAP(t)                                 \
     "ldr %[r], [sp, #(8 * " #t ")]\n\t"                \
     "ldr %[x], [%[r], %[g4]]\n\t"                      \
@@ -91,13 +95,14 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const int8_t *base, int32_t pair
         "lsl %[x], %[a7], #1\n\t"
         "str %[x], [sp, #116]\n\t"
         "str %[a4], [sp, #120]\n\t"
-        "mov %[r], sp\n\t"
-        "movs %[wo], #9\n\t"
+        "mov %[a2], sp\n\t"
+        "movs %[a3], #9\n\t"
         "1:\n\t" /* the taps of A and B */
         "ldr %[x], [%[a0]], #4\n\t"
-        "add %[wl], %[x], %[a1]\n\t"
-        "strd %[x], %[wl], [%[r]], #8\n\t"
-        "subs %[wo], %[wo], #1\n\t"
+        "ldr %[wl], [%[r]], #4\n\t"
+        "add %[wl], %[wl], %[a1]\n\t"
+        "strd %[x], %[wl], [%[a2]], #8\n\t"
+        "subs %[a3], %[a3], #1\n\t"
         "bne 1b\n\t"
         "10:\n\t" /* pair: g4 its first group's offset */
         "str %[g4], [sp, #96]\n\t"
@@ -172,7 +177,7 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const int8_t *base, int32_t pair
         "90:\n\t"
         "add sp, sp, #136\n\t"
         : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [a4] "+r"(a4), [a5] "+r"(a5),
-          [a6] "+r"(a6), [a7] "+r"(a7), [g4] "+r"(g4), [w] "+r"(w), [x] "+r"(x), [r] "=&r"(r),
+          [a6] "+r"(a6), [a7] "+r"(a7), [g4] "+r"(g4), [w] "+r"(w), [x] "+r"(x), [r] "+r"(r),
           [wl] "=&r"(wl), [wo] "=&r"(wo)
         :
         : "cc", "memory");
@@ -181,7 +186,12 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const int8_t *base, int32_t pair
 #undef MF_DWQ_PACK
 #else
     (void)held;
-    mf_dw_pixels(off, 9, base, 0, w, qb, groups, lshift, dst, 2 * pairs, step, dst_step);
+    if (off_b == off) {
+        mf_dw_pixels(off, 9, base, 0, w, qb, groups, lshift, dst, 2 * pairs, step, dst_step);
+    } else {
+        mf_dw_pixels(off, 9, base, 0, w, qb, groups, lshift, dst, 1, 0, 0);
+        mf_dw_pixels(off_b, 9, base, 0, w, qb, groups, lshift, dst + dst_step, 1, 0, 0);
+    }
 #endif
 }
 

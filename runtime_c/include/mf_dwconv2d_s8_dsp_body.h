@@ -24,6 +24,9 @@
 
 #define MF_DW_TAPS_MAX 32 /* k_h * k_w bound: the tap lists live on the stack */
 #define MF_DW_ROWS_MAX 16 /* k_h bound */
+/* Pairs by addresses (mf_dw_pairs) from this many channel groups on: fewer do not repay the
+ * second tap list (measured on VWW's 8-channel layer, 2 groups) */
+#define MF_DW_LINK_GROUPS 4
 
 /* acc += the taps of one channel group (the portable path of mf_dw_pixels): address tap[t] + g4
  * holds the four input channels of tap t, *wp the four weights of each tap in turn. */
@@ -209,6 +212,7 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
     const uint32_t *weights = (const uint32_t *)(const void *)p->weights;
     intptr_t inner[MF_DW_TAPS_MAX]; /* the taps of a pixel inside the image, from its first one */
     intptr_t tap[MF_DW_TAPS_MAX];   /* the taps of a border pixel: addresses (zrow outside) */
+    intptr_t tap_b[9];              /* the second of a pair of pixels by address (mf_dw_pairs) */
     const int8_t *rows[MF_DW_ROWS_MAX];
     uint32_t stage[MF_STAGE_MAX / 4];
     const int32_t per = MF_STAGE_MAX / 4, stages = (groups + per - 1) / per;
@@ -216,6 +220,12 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
     const int32_t x_lo = (p->pad_w + p->stride_w - 1) / p->stride_w;
     const int32_t last = p->in_w - 1 - span_w + p->pad_w;
     const int32_t x_hi = last < 0 ? 0 : MF_MIN(last / p->stride_w + 1, out_w);
+    /* 3x3, stored straight into the output: pixels go two at a time (mf_dw_pairs.h), a run of
+     * interior ones by offsets, any other two neighbours by addresses (`linked`) */
+    const int paired = direct && taps == 9 && groups <= per;
+    const int linked = paired && groups >= MF_DW_LINK_GROUPS;
+    const int32_t dir = reverse ? -1 : 1, dst_step = dir * out_stride;
+    int8_t *held = NULL; /* the first pixel of a pair by addresses, its taps in `tap` */
     int32_t nn, yy, xx, ky, kx, si;
 
     for (ky = 0; ky < k_h; ky++) {
@@ -240,10 +250,11 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                 const int32_t pix = (n * out_h + oy) * out_w + ox;
                 const intptr_t *taps_at = inner;
                 const int8_t *base = NULL;
+                intptr_t *const list = held != NULL ? tap_b : tap;
                 if (rows_in && x0 >= 0 && x0 + span_w < p->in_w) {
                     base = rows[0] + x0 * c;
                 } else {
-                    intptr_t *tp = tap;
+                    intptr_t *tp = list;
                     for (ky = 0; ky < k_h; ky++) {
                         const int8_t *row = rows[ky];
                         for (kx = 0; kx < k_w; kx++) {
@@ -251,24 +262,43 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                             *tp++ = row != NULL && ix >= 0 && ix < p->in_w ? (intptr_t)(row + ix * c) : zrow;
                         }
                     }
-                    taps_at = tap;
+                    taps_at = list;
+                }
+                if (direct && (base == NULL || held != NULL)) {
+                    /* by addresses: a border pixel, or the second of a pair */
+                    int8_t *dst = output + pix * out_stride;
+                    if (held != NULL) {
+                        for (ky = 0; base != NULL && ky < 9; ky++) {
+                            tap_b[ky] = (intptr_t)(base + inner[ky]);
+                        }
+                        mf_dw_pairs(tap, tap_b, NULL, 1, 0, weights, p->quant, groups, lshift, held, dst_step,
+                                    stage);
+                        held = NULL;
+                    } else if (linked && xx + 1 < out_w) {
+                        held = dst;
+                    } else {
+                        mf_dw_pixels(tap, taps, NULL, 0, weights, p->quant, groups, lshift, dst, 1, 0, 0);
+                    }
+                    continue;
                 }
                 if (direct) {
                     /* an interior pixel: the whole run of them to the row's interior end */
-                    const int32_t run = base == NULL ? 1 : reverse ? ox - x_lo + 1 : x_hi - ox;
-                    const int32_t dir = reverse ? -1 : 1;
-                    const int32_t step = dir * p->stride_w * c, dst_step = dir * out_stride;
+                    const int32_t run = reverse ? ox - x_lo + 1 : x_hi - ox;
+                    const int32_t step = dir * p->stride_w * c, left = paired ? run % 2 : run;
                     int8_t *dst = output + pix * out_stride;
-                    int32_t left = run;
-                    if (taps == 9 && run >= 2 && groups <= per) { /* 3x3: two pixels a pass (mf_dw_pairs.h) */
-                        mf_dw_pairs(taps_at, base, run / 2, step, weights, p->quant, groups, lshift, dst,
+                    if (run > left) {
+                        mf_dw_pairs(inner, inner, base, run / 2, step, weights, p->quant, groups, lshift, dst,
                                     dst_step, stage);
-                        left = run % 2;
                         base += (run - left) * step;
                         dst += (run - left) * dst_step;
                     }
-                    if (left) {
-                        mf_dw_pixels(taps_at, taps, base, 0, weights, p->quant, groups, lshift, dst, left, step,
+                    if (linked && left && xx + run < out_w) { /* the last one pairs with the next */
+                        for (ky = 0; ky < 9; ky++) {
+                            tap[ky] = (intptr_t)(base + inner[ky]);
+                        }
+                        held = dst;
+                    } else if (left) {
+                        mf_dw_pixels(inner, taps, base, 0, weights, p->quant, groups, lshift, dst, left, step,
                                      dst_step);
                     }
                     xx += run - 1;
