@@ -8,11 +8,15 @@
  * the taps are: for a pixel inside the image, offsets from its first tap (one list per call);
  * for a border pixel, addresses, p->zrow for taps outside the image (channels of the input zero
  * point, which the bias fold cancels, as TFLite's skipped taps). Without an epilogue (and a
- * clamp) the groups store straight into the output; otherwise a stage of up to MF_STAGE_MAX
- * channels at a time is finished by mf_fast_finish (mf_finish.h).
+ * clamp) the groups store straight into the output, a row's interior pixels in one call (a run),
+ * and a 3x3 window's pixels two at a time (mf_dw_pairs.h: a run's by offsets, other neighbours by
+ * addresses); otherwise a stage of up to MF_STAGE_MAX channels at a time is finished by
+ * mf_fast_finish (mf_finish.h).
  *
  * Access order (the planner's unstaged pixel units): a group or a stage reads only its pixel's
- * window, then writes its own channels; pixels never interleave; a residual operand is read
+ * window, then writes its own channels; pixels never interleave their stores with a later
+ * pixel's reads that those stores could reach (a pair's second pixel stores only once both
+ * windows are read, mf_dw_pairs.h); a residual operand is read
  * element by element right before the element is stored, in increasing order (decreasing when
  * reversed: the stages of a pixel then run last to first too). */
 #ifndef MF_DWCONV2D_S8_DSP_BODY_H
