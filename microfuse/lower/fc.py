@@ -12,8 +12,8 @@ from .common import bias_of, filter_scales, float_act, float_bias, per_tensor_in
 from .conv import make_call, pick
 from .registry import lowering
 
-FC_S8 = ("mf_fc_s8_dsp", "mf_fc_s8_dsp_strided", "mf_fc_s8")
-FC_S8_PC = ("mf_fc_s8_dsp", "mf_fc_s8_dsp_strided", "mf_fc_s8_pc")
+FC_S8 = ("mf_fc_s8_dsp8", "mf_fc_s8_dsp", "mf_fc_s8_dsp_strided", "mf_fc_s8")
+FC_S8_PC = ("mf_fc_s8_dsp8", "mf_fc_s8_dsp", "mf_fc_s8_dsp_strided", "mf_fc_s8_pc")
 FC_F32 = ("mf_fc_f32",)
 
 

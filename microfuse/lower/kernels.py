@@ -23,7 +23,7 @@ from typing import Callable
 
 from ..errors import MicrofuseError
 from ..ir import Op
-from . import fast
+from . import fast, fast_rows
 from .call import Call
 from .common import gap_scratch, pool_scratch
 
@@ -256,6 +256,7 @@ _SPECS = [
     KernelSpec('mf_fc_f32_ep_res', 'mf_fc_f32_ep_params', 'mf_fc_f32_ep.c', base='mf_fc_f32', variant='ep_res', access=ROW),
     KernelSpec('mf_fc_s8', 'mf_fc_s8_params', 'mf_fc_s8.c', access=ROW),
     KernelSpec('mf_fc_s8_add', 'mf_fc_s8_ep_params', 'mf_fc_s8_ep.c', base='mf_fc_s8', variant='add', access=ROW),
+    KernelSpec('mf_fc_s8_dsp8', 'mf_fc_s8_dsp_params', 'mf_fc_s8_dsp8.c', fits=fast.dense(fast_rows.fc_row_fits), prepare=fast.fc_prepare, mac_cost=1.35, access=ROW),
     KernelSpec('mf_fc_s8_dsp', 'mf_fc_s8_dsp_params', 'mf_fc_s8_dsp.c', fits=fast.dense(fast.fc_fits), prepare=fast.fc_prepare, mac_cost=1.4, access=ROW),
     KernelSpec('mf_fc_s8_dsp_add', 'mf_fc_s8_dsp_ep_params', 'mf_fc_s8_dsp_ep.c', base='mf_fc_s8_dsp', variant='add', mac_cost=1.4, access=ROW),
     KernelSpec('mf_fc_s8_dsp_lut', 'mf_fc_s8_dsp_ep_params', 'mf_fc_s8_dsp_ep.c', base='mf_fc_s8_dsp', variant='lut', mac_cost=1.4, access=ROW),

@@ -1,18 +1,22 @@
 /* DEPTHWISE_CONV_2D int8, depth multiplier 1, channels a multiple of 4 (up to MF_DW_TAPS_MAX taps,
  * any stride, dilation, padding; int8 weights in flash; no scratch).
  *
- * Per output pixel (NHWC raster order, or last to first when p->reverse) mf_dw_pixel computes its
+ * Per output pixel (NHWC raster order, or last to first when p->reverse) mf_dw_pixels computes its
  * channels four at a time: a tap is one word of four input channels and one word of their four
  * weights, both split by SXTB16 into (c0, c2) and (c1, c3), and four MACs (SMLABB / SMLATT):
  * 11 instructions per tap (a 3x3 window unrolled), then the four values are requantized. Where
  * the taps are: for a pixel inside the image, offsets from its first tap (one list per call);
  * for a border pixel, addresses, p->zrow for taps outside the image (channels of the input zero
  * point, which the bias fold cancels, as TFLite's skipped taps). Without an epilogue (and a
- * clamp) the groups store straight into the output; otherwise a stage of up to MF_STAGE_MAX
- * channels at a time is finished by mf_fast_finish (mf_finish.h).
+ * clamp) the groups store straight into the output, a row's interior pixels in one call (a run),
+ * and a 3x3 window's pixels two at a time (mf_dw_pairs.h: a run's by offsets, other neighbours by
+ * addresses); otherwise a stage of up to MF_STAGE_MAX channels at a time is finished by
+ * mf_fast_finish (mf_finish.h).
  *
  * Access order (the planner's unstaged pixel units): a group or a stage reads only its pixel's
- * window, then writes its own channels; pixels never interleave; a residual operand is read
+ * window, then writes its own channels; pixels never interleave their stores with a later
+ * pixel's reads that those stores could reach (a pair's second pixel stores only once both
+ * windows are read, mf_dw_pairs.h); a residual operand is read
  * element by element right before the element is stored, in increasing order (decreasing when
  * reversed: the stages of a pixel then run last to first too). */
 #ifndef MF_DWCONV2D_S8_DSP_BODY_H
@@ -24,8 +28,11 @@
 
 #define MF_DW_TAPS_MAX 32 /* k_h * k_w bound: the tap lists live on the stack */
 #define MF_DW_ROWS_MAX 16 /* k_h bound */
+/* Pairs by addresses (mf_dw_pairs) from this many channel groups on: fewer do not repay the
+ * second tap list (measured on VWW's 8-channel layer, 2 groups) */
+#define MF_DW_LINK_GROUPS 4
 
-/* acc += the taps of one channel group (the portable path of mf_dw_pixel): address tap[t] + g4
+/* acc += the taps of one channel group (the portable path of mf_dw_pixels): address tap[t] + g4
  * holds the four input channels of tap t, *wp the four weights of each tap in turn. */
 MF_INLINE void mf_dw_taps(const intptr_t *tap, int32_t taps, uintptr_t g4, const uint32_t **wp,
                           mf_acc4 *acc)
@@ -49,23 +56,33 @@ MF_INLINE void mf_dw_taps(const intptr_t *tap, int32_t taps, uintptr_t g4, const
     *wp = w;
 }
 
-/* `groups` channel groups of one output pixel, from group g0 on (weights w, table blocks qb of
- * group g0 and on), requantized and saturated to int8, to dst[0 .. 4 groups): per group its
- * taps (mf_dw_taps: tap t of group g at base + tap[t] + 4 g), then its table block. */
-MF_HELPER void mf_dw_pixel(const intptr_t *tap, int32_t taps, const int8_t *base, int32_t g0,
-                           const uint32_t *w, const int32_t *qb, int32_t groups, int32_t lshift,
-                           int8_t *dst)
+/* `groups` channel groups of `count` output pixels, from group g0 on (weights w, table blocks qb
+ * of group g0 and on), requantized and saturated to int8: pixel i's window starts at base + i step
+ * (tap t of group g at base + i step + tap[t] + 4 g) and its groups go to dst + i dst_step
+ * [0 .. 4 groups). Per group its taps (mf_dw_taps), then its table block. A border pixel comes
+ * alone (count 1, base NULL, its taps absolute addresses); a run of interior pixels of one output
+ * row shares the tap offsets, so the assembly loop walks it without returning to C. */
+MF_HELPER void mf_dw_pixels(const intptr_t *tap, int32_t taps, const int8_t *base, int32_t g0,
+                            const uint32_t *w, const int32_t *qb, int32_t groups, int32_t lshift,
+                            int8_t *dst, int32_t count, int32_t step, int32_t dst_step)
 {
 #if MF_MVE
-    mf_dw_pixel_mve(tap, taps, base, g0, w, qb, groups, lshift, dst);
+    int32_t i;
+    for (i = 0; i < count; i++) {
+        mf_dw_pixel_mve(tap, taps, (const int8_t *)((uintptr_t)base + (uintptr_t)(i * step)), g0, w, qb,
+                        groups, lshift, dst + i * dst_step);
+    }
 #elif MF_ASM_LOOPS
-    /* Loop state in a frame below the stack pointer: [0] tap [4] taps [12] dst [16] the last
-     * group's end [20] lshift; the table block and the group's offset stay in registers. */
-    int32_t a0 = (int32_t)((uintptr_t)base + 4u * (uint32_t)g0), a1, a2, a3;
+    /* Loop state in a frame below the stack pointer: [0] tap [4] taps [8] w [12] dst [16] the
+     * pixel's last group end [20] lshift [24] pixels left [28] step [32] dst_step - 4 groups
+     * [36] qb [40] the pixel's first group offset [44] 4 groups. The table block and the group's
+     * offset stay in registers. A 3x3 window runs its taps unrolled, falling through into the
+     * requantization; other windows loop out of line (22:). The four bytes store as one word. */
+    int32_t a0, a1 = count, a2 = step, a3 = dst_step;
     const intptr_t *tp = tap;
-    int32_t n = taps, g4 = (int32_t)(uintptr_t)dst, x = groups, xo = lshift;
+    int32_t n = taps, g4 = (int32_t)((uintptr_t)base + 4u * (uint32_t)g0), x = 4 * groups, xo = lshift;
     uint32_t s = (uint32_t)(uintptr_t)qb, wl, wo;
-    const int8_t *r;
+    const int8_t *r = (const int8_t *)dst;
 #define MF_DWP_TAP                               \
     "ldr %[r], [%[tp]], #4\n\t"                  \
     "ldr %[x], [%[r], %[g4]]\n\t"                \
@@ -93,14 +110,23 @@ MF_HELPER void mf_dw_pixel(const intptr_t *tap, int32_t taps, const int8_t *base
     "ssat %[" #a "], #8, %[wl]\n\t"                            \
     "ssat %[" #b "], #8, %[wo]\n\t"
     __asm__ volatile(
-        "sub sp, sp, #32\n\t"
+        "sub sp, sp, #48\n\t"
         "str %[tp], [sp, #0]\n\t"
         "str %[n], [sp, #4]\n\t"
-        "str %[g4], [sp, #12]\n\t"
-        "add %[x], %[a0], %[x], lsl #2\n\t"
-        "str %[x], [sp, #16]\n\t"
+        "str %[w], [sp, #8]\n\t"
+        "str %[r], [sp, #12]\n\t"
         "str %[xo], [sp, #20]\n\t"
-        "mov %[g4], %[a0]\n\t"
+        "str %[a1], [sp, #24]\n\t"
+        "str %[a2], [sp, #28]\n\t"
+        "sub %[a3], %[a3], %[x]\n\t"
+        "str %[a3], [sp, #32]\n\t"
+        "str %[s], [sp, #36]\n\t"
+        "str %[x], [sp, #44]\n\t"
+        "10:\n\t" /* pixel: g4 its first group's offset, s the first table block, w the weights */
+        "str %[g4], [sp, #40]\n\t"
+        "ldr %[x], [sp, #44]\n\t"
+        "add %[x], %[x], %[g4]\n\t"
+        "str %[x], [sp, #16]\n\t"
         "20:\n\t" /* group: s is its table block, g4 its channels' offset */
         "ldrd %[a0], %[a1], [%[s]]\n\t"
         "ldrd %[a2], %[a3], [%[s], #8]\n\t"
@@ -109,45 +135,68 @@ MF_HELPER void mf_dw_pixel(const intptr_t *tap, int32_t taps, const int8_t *base
         "bne 22f\n\t"
         MF_DWP_TAP MF_DWP_TAP MF_DWP_TAP MF_DWP_TAP MF_DWP_TAP MF_DWP_TAP MF_DWP_TAP MF_DWP_TAP
         MF_DWP_TAP
-        "b 23f\n\t"
-        "22:\n\t" MF_DWP_TAP
-        "subs %[n], %[n], #1\n\t"
-        "bne 22b\n\t"
         "23:\n\t"
         "ldr %[n], [sp, #20]\n\t"
         MF_DWP_RQ2(a0, a1, 16) MF_DWP_RQ2(a2, a3, 24)
+        "pkhbt %[a0], %[a0], %[a2], lsl #16\n\t"
+        "pkhbt %[a1], %[a1], %[a3], lsl #16\n\t"
+        "and %[a0], %[a0], #0xff00ff\n\t"
+        "and %[a1], %[a1], #0xff00ff\n\t"
+        "orr %[a0], %[a0], %[a1], lsl #8\n\t"
         "ldr %[r], [sp, #12]\n\t"
-        "strb %[a0], [%[r]], #1\n\t"
-        "strb %[a1], [%[r]], #1\n\t"
-        "strb %[a2], [%[r]], #1\n\t"
-        "strb %[a3], [%[r]], #1\n\t"
+        "str %[a0], [%[r]], #4\n\t"
         "str %[r], [sp, #12]\n\t"
         "adds %[s], %[s], #64\n\t"
         "adds %[g4], %[g4], #4\n\t"
         "ldr %[x], [sp, #16]\n\t"
         "cmp %[g4], %[x]\n\t"
         "bne 20b\n\t"
-        "add sp, sp, #32\n\t"
-        : [a0] "+r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [w] "+r"(w), [tp] "+r"(tp),
-          [n] "+r"(n), [g4] "+r"(g4), [s] "+r"(s), [x] "+r"(x), [xo] "+r"(xo), [r] "=&r"(r),
+        /* the pixel's end: the next one of the run, or out */
+        "ldr %[a0], [sp, #24]\n\t"
+        "subs %[a0], %[a0], #1\n\t"
+        "beq 90f\n\t"
+        "str %[a0], [sp, #24]\n\t"
+        "ldrd %[a0], %[a1], [sp, #28]\n\t"
+        "ldr %[g4], [sp, #40]\n\t"
+        "add %[g4], %[g4], %[a0]\n\t"
+        "add %[r], %[r], %[a1]\n\t"
+        "str %[r], [sp, #12]\n\t"
+        "ldr %[w], [sp, #8]\n\t"
+        "ldr %[s], [sp, #36]\n\t"
+        "b 10b\n\t"
+        "22:\n\t" MF_DWP_TAP /* any other window: a loop over its taps */
+        "subs %[n], %[n], #1\n\t"
+        "bne 22b\n\t"
+        "b 23b\n\t"
+        "90:\n\t"
+        "add sp, sp, #48\n\t"
+        : [a0] "=&r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [w] "+r"(w), [tp] "+r"(tp),
+          [n] "+r"(n), [g4] "+r"(g4), [s] "+r"(s), [x] "+r"(x), [xo] "+r"(xo), [r] "+r"(r),
           [wl] "=&r"(wl), [wo] "=&r"(wo)
         :
         : "cc", "memory");
 #undef MF_DWP_TAP
 #undef MF_DWP_RQ2
 #else
-    int32_t g;
-    for (g = g0; g < g0 + groups; g++, qb += MF_Q_WORDS, dst += 4) {
-        mf_acc4 acc = mf_fast_bias4(qb);
-        mf_dw_taps(tap, taps, (uintptr_t)base + 4u * (uint32_t)g, &w, &acc);
-        mf_fast_requant4(&acc, qb, lshift);
-        dst[0] = (int8_t)acc.a0;
-        dst[1] = (int8_t)acc.a1;
-        dst[2] = (int8_t)acc.a2;
-        dst[3] = (int8_t)acc.a3;
+    int32_t i, g;
+    for (i = 0; i < count; i++) {
+        const uint32_t *wg = w;
+        const int32_t *q = qb;
+        int8_t *d = dst + i * dst_step;
+        for (g = g0; g < g0 + groups; g++, q += MF_Q_WORDS, d += 4) {
+            mf_acc4 acc = mf_fast_bias4(q);
+            mf_dw_taps(tap, taps, (uintptr_t)base + (uintptr_t)(i * step) + 4u * (uint32_t)g, &wg, &acc);
+            mf_fast_requant4(&acc, q, lshift);
+            d[0] = (int8_t)acc.a0;
+            d[1] = (int8_t)acc.a1;
+            d[2] = (int8_t)acc.a2;
+            d[3] = (int8_t)acc.a3;
+        }
     }
 #endif
 }
+
+#include "mf_dw_pairs.h"
 
 MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const mf_epilogue_s8 *e,
                                        const mf_fast_addsub *aq, int kind, const int8_t *input,
@@ -163,13 +212,24 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
     /* strided (a compile-time constant): the output is a channel slice of a wider tensor, pixels
      * (rows) p->out_stride elements apart; the residual stays dense */
     const int32_t out_stride = strided && p->out_stride ? p->out_stride : c;
-    const int direct = kind == MF_EP_NONE && !clamp; /* mf_dw_pixel stores straight into the output */
+    const int direct = kind == MF_EP_NONE && !clamp; /* mf_dw_pixels stores straight into the output */
     const uint32_t *weights = (const uint32_t *)(const void *)p->weights;
     intptr_t inner[MF_DW_TAPS_MAX]; /* the taps of a pixel inside the image, from its first one */
     intptr_t tap[MF_DW_TAPS_MAX];   /* the taps of a border pixel: addresses (zrow outside) */
+    intptr_t tap_b[9];              /* the second of a pair of pixels by address (mf_dw_pairs) */
     const int8_t *rows[MF_DW_ROWS_MAX];
     uint32_t stage[MF_STAGE_MAX / 4];
     const int32_t per = MF_STAGE_MAX / 4, stages = (groups + per - 1) / per;
+    /* the output columns whose windows lie inside the image's width: [x_lo, x_hi) */
+    const int32_t x_lo = (p->pad_w + p->stride_w - 1) / p->stride_w;
+    const int32_t last = p->in_w - 1 - span_w + p->pad_w;
+    const int32_t x_hi = last < 0 ? 0 : MF_MIN(last / p->stride_w + 1, out_w);
+    /* 3x3, stored straight into the output: pixels go two at a time (mf_dw_pairs.h), a run of
+     * interior ones by offsets, any other two neighbours by addresses (`linked`) */
+    const int paired = direct && taps == 9 && groups <= per;
+    const int linked = paired && groups >= MF_DW_LINK_GROUPS;
+    const int32_t dir = reverse ? -1 : 1, dst_step = dir * out_stride;
+    int8_t *held = NULL; /* the first pixel of a pair by addresses, its taps in `tap` */
     int32_t nn, yy, xx, ky, kx, si;
 
     for (ky = 0; ky < k_h; ky++) {
@@ -194,10 +254,11 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                 const int32_t pix = (n * out_h + oy) * out_w + ox;
                 const intptr_t *taps_at = inner;
                 const int8_t *base = NULL;
+                intptr_t *const list = held != NULL ? tap_b : tap;
                 if (rows_in && x0 >= 0 && x0 + span_w < p->in_w) {
                     base = rows[0] + x0 * c;
                 } else {
-                    intptr_t *tp = tap;
+                    intptr_t *tp = list;
                     for (ky = 0; ky < k_h; ky++) {
                         const int8_t *row = rows[ky];
                         for (kx = 0; kx < k_w; kx++) {
@@ -205,19 +266,54 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                             *tp++ = row != NULL && ix >= 0 && ix < p->in_w ? (intptr_t)(row + ix * c) : zrow;
                         }
                     }
-                    taps_at = tap;
+                    taps_at = list;
+                }
+                if (direct && (base == NULL || held != NULL)) {
+                    /* by addresses: a border pixel, or the second of a pair */
+                    int8_t *dst = output + pix * out_stride;
+                    if (held != NULL) {
+                        for (ky = 0; base != NULL && ky < 9; ky++) {
+                            tap_b[ky] = (intptr_t)(base + inner[ky]);
+                        }
+                        mf_dw_pairs(tap, tap_b, NULL, 1, 0, weights, p->quant, groups, lshift, held, dst_step,
+                                    stage);
+                        held = NULL;
+                    } else if (linked && xx + 1 < out_w) {
+                        held = dst;
+                    } else {
+                        mf_dw_pixels(tap, taps, NULL, 0, weights, p->quant, groups, lshift, dst, 1, 0, 0);
+                    }
+                    continue;
                 }
                 if (direct) {
-                    mf_dw_pixel(taps_at, taps, base, 0, weights, p->quant, groups, lshift,
-                                output + pix * out_stride);
+                    /* an interior pixel: the whole run of them to the row's interior end */
+                    const int32_t run = reverse ? ox - x_lo + 1 : x_hi - ox;
+                    const int32_t step = dir * p->stride_w * c, left = paired ? run % 2 : run;
+                    int8_t *dst = output + pix * out_stride;
+                    if (run > left) {
+                        mf_dw_pairs(inner, inner, base, run / 2, step, weights, p->quant, groups, lshift, dst,
+                                    dst_step, stage);
+                        base += (run - left) * step;
+                        dst += (run - left) * dst_step;
+                    }
+                    if (linked && left && xx + run < out_w) { /* the last one pairs with the next */
+                        for (ky = 0; ky < 9; ky++) {
+                            tap[ky] = (intptr_t)(base + inner[ky]);
+                        }
+                        held = dst;
+                    } else if (left) {
+                        mf_dw_pixels(inner, taps, base, 0, weights, p->quant, groups, lshift, dst, left, step,
+                                     dst_step);
+                    }
+                    xx += run - 1;
                     continue;
                 }
                 /* through the stage, MF_STAGE_MAX channels at a time (last first when reversed) */
                 for (si = 0; si < stages; si++) {
                     const int32_t st = reverse ? stages - 1 - si : si;
                     const int32_t g0 = st * per, ng = MF_MIN(per, groups - g0);
-                    mf_dw_pixel(taps_at, taps, base, g0, weights + g0 * taps, p->quant + g0 * MF_Q_WORDS, ng,
-                                lshift, (int8_t *)stage);
+                    mf_dw_pixels(taps_at, taps, base, g0, weights + g0 * taps, p->quant + g0 * MF_Q_WORDS, ng,
+                                 lshift, (int8_t *)stage, 1, 0, 0);
                     mf_fast_finish((const int8_t *)stage, 4 * ng, clamp, lo, hi, e, aq, kind, res,
                                    output + pix * out_stride + 4 * g0, pix * c + 4 * g0, reverse);
                 }

@@ -37,7 +37,7 @@
     [v0] "=&w"(v0), [v1] "=&w"(v1), [x] "=&l"(x), [tp] "+r"(tp)
 #endif
 
-/* mf_dw_pixel on Helium (same arguments and contract). */
+/* one pixel of mf_dw_pixels on Helium (the same contract). */
 MF_INLINE void mf_dw_pixel_mve(const intptr_t *tap, int32_t taps, const int8_t *base, int32_t g0,
                                const uint32_t *w, const int32_t *qb, int32_t groups, int32_t lshift,
                                int8_t *dst)

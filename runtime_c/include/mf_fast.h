@@ -79,6 +79,7 @@ typedef struct {
 void mf_conv2d_s8_gemm(const mf_conv2d_s8_gemm_params *p, const int8_t *input, int8_t *output);
 void mf_dwconv2d_s8_dsp(const mf_dwconv2d_s8_dsp_params *p, const int8_t *input, int8_t *output);
 void mf_fc_s8_dsp(const mf_fc_s8_dsp_params *p, const int8_t *input, int8_t *output);
+void mf_fc_s8_dsp8(const mf_fc_s8_dsp_params *p, const int8_t *input, int8_t *output); /* depth % 8 == 0, no clamp (mf_fc_row.h) */
 /* The same kernels writing a channel slice of a wider tensor (out_stride > 0, an eliminated
  * concatenation): separate entry points, so that the dense ones pay nothing for it. */
 void mf_conv2d_s8_gemm_strided(const mf_conv2d_s8_gemm_params *p, const int8_t *input, int8_t *output);
