@@ -13,6 +13,7 @@ from .boards import arena_limit, load_board
 from .lower import Lowerer
 from .errors import ArenaLimitError, ModelError, UnsupportedError
 from .ir import Graph
+from .targets.footprint import core_of
 from .tflite import reader
 
 
@@ -82,12 +83,19 @@ def pass_context(optimize: str, lowerer: Lowerer | None = None) -> passes.Contex
     return passes.Context(optimize, lowerer or Lowerer(optimize), plan.peak_bound)
 
 
+def target_core(options: Options) -> str | None:
+    """The core the lowering may specialise layouts for (lower/mve.py): the board's, else --core."""
+    if options.board:
+        return core_of(load_board(options.board))
+    return options.core
+
+
 def compile_model(model: str | Path | bytes | Graph, options: Options = Options()) -> Compiled:
     check_name(options.name)
     path = "" if isinstance(model, (bytes, Graph)) else str(model)
     try:  # every message of the model's checks and lowering names the file (once)
         source = model if isinstance(model, Graph) else load(model)
-        lowerer = Lowerer(options.optimize)
+        lowerer = Lowerer(options.optimize, core=target_core(options))
         context = pass_context(options.optimize, lowerer)
         graph = passes.run_passes(source, only=list(options.passes) if options.passes else None,
                                   fuse=options.fuse, context=context)
