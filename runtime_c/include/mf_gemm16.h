@@ -11,7 +11,7 @@
  * arm_nn_mat_mul_core_4x_s8 does the same per row over an im2col copy; here the window is read
  * in place). The sums are the same int32 values as every other path (the accumulators start at
  * the biases, the products are exact), requantized four lanes at a time like mf_mve_requant4
- * (the two lane-pair VMOVs build the vector). Elsewhere (no MVE, or -O0 / MF_NO_ASM_LOOPS: the
+ * (four VMOV.32 build the vector). Elsewhere (no MVE, or -O0 / MF_NO_ASM_LOOPS: the
  * intrinsics) plain loops give the same values.
  * Access order: as mf_fast_blocks, a block reads only its unit's window, then stores its four values. */
 #ifndef MF_GEMM16_H
@@ -73,8 +73,10 @@ MF_INLINE void mf_dot16(const int8_t *x, int32_t n16, const int8_t **wp, mf_acc4
     "vmladava.s8 %[a3], %q[xv], %q[wv]\n\t"         \
     "le lr, 1b\n\t"
 #define MF_G16_REQUANT                              \
-    "vmov %q[xv][2], %q[xv][0], %[a2], %[a0]\n\t"   \
-    "vmov %q[xv][3], %q[xv][1], %[a3], %[a1]\n\t"   \
+    "vmov.32 %q[xv][0], %[a0]\n\t"                  \
+    "vmov.32 %q[xv][1], %[a1]\n\t"                  \
+    "vmov.32 %q[xv][2], %[a2]\n\t"                  \
+    "vmov.32 %q[xv][3], %[a3]\n\t"                  \
     "vshl.s32 %q[xv], %q[xv], %q[ls]\n\t"           \
     "vldrw.u32 %q[wv], [%[q], #16]\n\t"             \
     "vrmulh.s32 %q[wv], %q[xv], %q[wv]\n\t"         \
