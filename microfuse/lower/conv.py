@@ -88,7 +88,7 @@ def dwconv2d_s8(op: Op, lw) -> Call:
     params = dict(conv_window(op, kh, kw), depth_multiplier=depth_multiplier(op),
                   **requant_params(op, w, 3, weights.reshape(-1, oc).T),
                   weights=ConstArray("weights", weights))
-    return make_call(pick(DWCONV_S8, op, lw.level), op, params)
+    return make_call(pick(DWCONV_S8, op, lw.level), op, params, lw.core)
 
 
 @lowering("DEPTHWISE_CONV_2D", DType.FLOAT32)

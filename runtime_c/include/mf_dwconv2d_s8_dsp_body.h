@@ -21,6 +21,7 @@
 #include "mf_fast.h"
 #include "mf_finish.h"
 #include "mf_dwconv2d_s8_mve.h"
+#include "mf_dwconv2d_s8_mve8.h"
 
 #define MF_DW_TAPS_MAX 32 /* k_h * k_w bound: the tap lists live on the stack */
 #define MF_DW_ROWS_MAX 16 /* k_h bound */
@@ -56,6 +57,10 @@ MF_HELPER void mf_dw_pixel(const intptr_t *tap, int32_t taps, const int8_t *base
                            const uint32_t *w, const int32_t *qb, int32_t groups, int32_t lshift,
                            int8_t *dst)
 {
+    if (lshift & MF_L16) { /* the Helium layout (lower/mve.py) */
+        mf_dw_pixel8(tap, taps, base, g0, w, qb, groups, lshift & (MF_L16 - 1), dst);
+        return;
+    }
 #if MF_MVE
     mf_dw_pixel_mve(tap, taps, base, g0, w, qb, groups, lshift, dst);
 #elif MF_ASM_LOOPS
