@@ -13,7 +13,6 @@ from .boards import arena_limit, load_board
 from .lower import Lowerer
 from .errors import ArenaLimitError, ModelError, UnsupportedError
 from .ir import Graph
-from .targets.footprint import core_of
 from .tflite import reader
 
 
@@ -84,9 +83,10 @@ def pass_context(optimize: str, lowerer: Lowerer | None = None) -> passes.Contex
 
 
 def target_core(options: Options) -> str | None:
-    """The core the lowering may specialise layouts for (lower/mve.py): the board's, else --core."""
+    """The core the lowering may specialise layouts for (lower/mve.py): the board's CPU (e.g.
+    "cortex-m55", "cortex-m4f"), else --core."""
     if options.board:
-        return core_of(load_board(options.board))
+        return load_board(options.board).cpu
     return options.core
 
 
