@@ -10,7 +10,9 @@ of 4); the layout is flagged in the lshift field (MF_L16), which the shortcut ke
 A depthwise conv on channels a multiple of 8 gets its weights in pairs of channel groups [tap][8
 channels] and its channel table even channels first (runtime_c/include/mf_dwconv2d_s8_mve8.h:
 VMULLB / VMULLT on 8 channels a load), flagged the same way.
-Without a target core, or on other cores, the portable layouts stay.
+Without a target core, or on other cores, the portable layouts stay. A library laid out for
+Helium runs on Helium, or through the portable loops (host, Cortex-M0 / M3, unoptimized builds);
+the DSP assembly builds (Cortex-M4 / M7, optimized) leave these layouts out.
 """
 
 from __future__ import annotations

@@ -57,10 +57,12 @@ MF_HELPER void mf_dw_pixel(const intptr_t *tap, int32_t taps, const int8_t *base
                            const uint32_t *w, const int32_t *qb, int32_t groups, int32_t lshift,
                            int8_t *dst)
 {
+#if MF_MVE || !MF_ASM_LOOPS /* (the DSP assembly builds, M4 / M7, never get the layout) */
     if (lshift & MF_L16) { /* the Helium layout (lower/mve.py) */
         mf_dw_pixel8(tap, taps, base, g0, w, qb, groups, lshift & (MF_L16 - 1), dst);
         return;
     }
+#endif
 #if MF_MVE
     mf_dw_pixel_mve(tap, taps, base, g0, w, qb, groups, lshift, dst);
 #elif MF_ASM_LOOPS

@@ -11,7 +11,8 @@
  * VMUL; 16 channels per pass over the taps (15 instructions a tap with the loop). The sums are the
  * same int32 values as every other path; each accumulator is requantized by mf_mve_requant4 with
  * its block, and VMOVNT puts the odd channels between the even ones for one 8-byte store.
- * Elsewhere (no MVE) plain loops give the same values.
+ * Without MVE plain loops give the same values (the portable builds; the DSP assembly builds,
+ * Cortex-M4 / M7 optimized, leave the layout out: it is chosen for Helium cores only).
  * Access order: as mf_dw_pixel's, a pass reads the window for its channels, then stores them;
  * passes in increasing channel order. */
 #ifndef MF_DWCONV2D_S8_MVE8_H

@@ -11,8 +11,9 @@
  * arm_nn_mat_mul_core_4x_s8 does the same per row over an im2col copy; here the window is read
  * in place). The sums are the same int32 values as every other path (the accumulators start at
  * the biases, the products are exact), requantized four lanes at a time like mf_mve_requant4
- * (four VMOV.32 build the vector). Elsewhere (no MVE, or -O0 / MF_NO_ASM_LOOPS: the
- * intrinsics) plain loops give the same values.
+ * (four VMOV.32 build the vector). At -O0 / MF_NO_ASM_LOOPS the intrinsics, and without MVE
+ * (host, Cortex-M0 / M3, unoptimized builds) plain loops give the same values; the DSP assembly
+ * builds (Cortex-M4 / M7, optimized) leave the layout out: it is chosen for Helium cores only.
  * Access order: as mf_fast_blocks, a block reads only its unit's window, then stores its four values. */
 #ifndef MF_GEMM16_H
 #define MF_GEMM16_H
