@@ -160,7 +160,7 @@ def profile(board: Board, lib: Path, name: str, work: Path, calls) -> tuple[list
 def measure(model: str, board: Board, optimize: str, work: Path, per_op: bool, check: bool) -> Row:
     path = MODELS_DIR / MODELS[model]
     lib = work / f"{model}_{board.name}_lib"
-    compiled = build(path, lib, Options(name=model, optimize=optimize))
+    compiled = build(path, lib, Options(name=model, optimize=optimize, board=board.name))  # its core's layouts
     elf = build_firmware(board, lib, model, work / f"{model}_{board.name}_fw")
     inputs = model_input(compiled.graph)
     with QemuSession(board, elf, cycles=cycle_model(board) is not None) as s:

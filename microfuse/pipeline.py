@@ -82,12 +82,20 @@ def pass_context(optimize: str, lowerer: Lowerer | None = None) -> passes.Contex
     return passes.Context(optimize, lowerer or Lowerer(optimize), plan.peak_bound, steps=plan.step_bounds)
 
 
+def target_core(options: Options) -> str | None:
+    """The core the lowering may specialise layouts for (lower/mve.py): the board's CPU (e.g.
+    "cortex-m55", "cortex-m4f"), else --core."""
+    if options.board:
+        return load_board(options.board).cpu
+    return options.core
+
+
 def compile_model(model: str | Path | bytes | Graph, options: Options = Options()) -> Compiled:
     check_name(options.name)
     path = "" if isinstance(model, (bytes, Graph)) else str(model)
     try:  # every message of the model's checks and lowering names the file (once)
         source = model if isinstance(model, Graph) else load(model)
-        lowerer = Lowerer(options.optimize)
+        lowerer = Lowerer(options.optimize, core=target_core(options))
         context = pass_context(options.optimize, lowerer)
         graph = passes.run_passes(source, only=list(options.passes) if options.passes else None,
                                   fuse=options.fuse, context=context)

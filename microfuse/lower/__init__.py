@@ -29,10 +29,12 @@ from .registry import LOWERINGS, OPTIMIZE_LEVELS, lowering
 class Lowerer:
     """Lowers ops at one --optimize level, each op once (see the module docstring)."""
 
-    def __init__(self, level: str = "size", _family: dict[str, "Lowerer"] | None = None):
+    def __init__(self, level: str = "size", _family: dict[str, "Lowerer"] | None = None,
+                 core: str | None = None):
         if level not in OPTIMIZE_LEVELS:
             raise UnsupportedError(f"--optimize '{level}' must be one of {', '.join(OPTIMIZE_LEVELS)}")
         self.level = level
+        self.core = core  # the target core (e.g. "cortex-m55": Helium layouts, lower/mve.py), or None
         self._family = {} if _family is None else _family
         self._family[level] = self
         self._memo: dict[int, tuple[Op, Call | MicrofuseError]] = {}
@@ -40,7 +42,7 @@ class Lowerer:
 
     def at(self, level: str) -> "Lowerer":
         """The lowerer of another level, sharing this one's family."""
-        return self._family.get(level) or Lowerer(level, self._family)
+        return self._family.get(level) or Lowerer(level, self._family, self.core)
 
     def lower(self, op: Op) -> Call:
         hit = self._memo.get(id(op))
@@ -87,9 +89,9 @@ class Lowerer:
             return None
 
 
-def lower(op: Op, level: str = "size") -> Call:
-    """One op's call at --optimize `level` (a fresh memo: for tests and tools)."""
-    return Lowerer(level).lower(op)
+def lower(op: Op, level: str = "size", core: str | None = None) -> Call:
+    """One op's call at --optimize `level` for `core` (a fresh memo: for tests and tools)."""
+    return Lowerer(level, core=core).lower(op)
 
 
 __all__ = ["Call", "ConstArray", "KernelSpec", "Lowerer", "LOWERINGS", "OPTIMIZE_LEVELS", "SPECS", "lower",

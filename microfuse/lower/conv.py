@@ -10,6 +10,7 @@ from ..ir import DType, Op
 from .call import Call, ConstArray
 from .common import conv_window, depth_multiplier, float_act, float_bias, requant_params
 from .epilogue import epilogue_params, operands, variant
+from . import mve
 from .kernels import KernelSpec, make, origin, spec, variants
 from .registry import lowering
 
@@ -41,10 +42,10 @@ def pick(table: tuple[str, ...], op: Op, level: str) -> KernelSpec:
                            + (f" the fused epilogue {steps}" if steps else ""))
 
 
-def make_call(kernel: KernelSpec, op: Op, params: dict[str, object]) -> Call:
+def make_call(kernel: KernelSpec, op: Op, params: dict[str, object], core: str | None = None) -> Call:
     root = origin(kernel)
     if root.prepare is not None:
-        params = root.prepare(op, params)
+        params = mve.retarget(root.name, op, root.prepare(op, params), core)  # the core's layout
     if kernel.reversible:
         params = {**params, "reverse": 0}  # the emitter sets 1 if the plan runs it backward
     params = {**params, "out_stride": views.element_stride(op.outputs[0])}
@@ -65,7 +66,7 @@ def conv2d_s8(op: Op, lw) -> Call:
     weights = np.asarray(w.data, np.int8)  # OHWI, the kernel's layout
     params = dict(conv_window(op, kh, kw), **requant_params(op, w, 0, weights.reshape(oc, -1)),
                   weights=ConstArray("weights", weights))
-    return make_call(pick(CONV_S8, op, lw.level), op, params)
+    return make_call(pick(CONV_S8, op, lw.level), op, params, lw.core)
 
 
 @lowering("CONV_2D", DType.FLOAT32)
@@ -87,7 +88,7 @@ def dwconv2d_s8(op: Op, lw) -> Call:
     params = dict(conv_window(op, kh, kw), depth_multiplier=depth_multiplier(op),
                   **requant_params(op, w, 3, weights.reshape(-1, oc).T),
                   weights=ConstArray("weights", weights))
-    return make_call(pick(DWCONV_S8, op, lw.level), op, params)
+    return make_call(pick(DWCONV_S8, op, lw.level), op, params, lw.core)
 
 
 @lowering("DEPTHWISE_CONV_2D", DType.FLOAT32)

@@ -30,10 +30,10 @@ def optimize(graph: Graph, level: str = SIZE, verify: bool = False) -> tuple[Gra
     return _passes.run_passes(graph, verify=verify, context=context), context.decisions()
 
 
-def lowered(graph: Graph, level: str = BALANCED) -> list[Call]:
-    """The calls a build makes of `graph` at `level` (the passes, then a kernel per op), without
-    planning the graph's arena."""
-    lowerer = _lower.Lowerer(level)
+def lowered(graph: Graph, level: str = BALANCED, core: str | None = None) -> list[Call]:
+    """The calls a build for `core` (None: any) makes of `graph` at `level` (the passes, then a
+    kernel per op), without planning the graph's arena."""
+    lowerer = _lower.Lowerer(level, core=core)
     optimized = _passes.run_passes(graph, context=_build.pass_context(level, lowerer))
     return [lowerer.lower(op) for op in optimized.ops]
 

@@ -26,6 +26,7 @@
 
 #include "mf_fast.h"
 #include "mf_finish.h"
+#include "mf_gather_mve.h"
 
 #define MF_GATHER_MAX 160   /* bytes of a gathered window (stack) */
 #define MF_GEMM_SEGMENTS 16 /* segments of a window (3 k_h with runs, else k_h * k_w) */
@@ -63,6 +64,11 @@ static void mf_gemm_gather(const mf_conv2d_s8_gemm_params *p, const int8_t *cons
     const int runs = p->dilation_w == 1 && x0 >= 0 && x0 + p->k_w <= p->in_w;
     int8_t *g = buf;
     int32_t ky, kx;
+#if MF_MVE
+    if (mf_gather_mve(p->k_h, p->k_w, c, p->in_w, p->dilation_w, p->in_zero_point, rows, x0, buf)) {
+        return;
+    }
+#endif
     for (ky = 0; ky < p->k_h; ky++) {
         const int8_t *row = rows[ky];
         if (row == NULL || runs) {

@@ -85,6 +85,7 @@ typedef struct {
 #define MF_SEG_N(n8, n4) ((n8) * 2 + (n4))
 
 #include "mf_gemm_mve.h"
+#include "mf_gemm16.h"
 
 /* The `blocks` blocks of four channels of one output pixel (or row): per block the dot products
  * of the segments (each starting at base + start) with the block's weights (consecutive from
@@ -94,6 +95,12 @@ typedef struct {
 MF_HELPER void mf_fast_blocks(const mf_seg *segs, int32_t nseg, const int8_t *base, const uint32_t *w,
                               const int32_t *qb, int32_t blocks, int32_t lshift, int8_t *dst)
 {
+#if MF_MVE || !MF_ASM_LOOPS /* (the DSP assembly builds, M4 / M7, never get the layout) */
+    if (lshift & MF_L16) { /* the 16-lane layout (lower/mve.py) */
+        mf_fast_blocks16(segs, nseg, base, w, qb, blocks, lshift & (MF_L16 - 1), dst);
+        return;
+    }
+#endif
 #if MF_MVE
     mf_fast_blocks_mve(segs, nseg, base, w, qb, blocks, lshift, dst);
 #elif MF_ASM_LOOPS

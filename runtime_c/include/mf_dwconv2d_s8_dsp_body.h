@@ -25,6 +25,7 @@
 #include "mf_fast.h"
 #include "mf_finish.h"
 #include "mf_dwconv2d_s8_mve.h"
+#include "mf_dwconv2d_s8_mve8.h"
 
 #define MF_DW_TAPS_MAX 32 /* k_h * k_w bound: the tap lists live on the stack */
 #define MF_DW_ROWS_MAX 16 /* k_h bound */
@@ -66,6 +67,12 @@ MF_HELPER void mf_dw_pixels(const intptr_t *tap, int32_t taps, const int8_t *bas
                             const uint32_t *w, const int32_t *qb, int32_t groups, int32_t lshift,
                             int8_t *dst, int32_t count, int32_t step, int32_t dst_step)
 {
+#if MF_MVE || !MF_ASM_LOOPS /* (the DSP assembly builds, M4 / M7, never get the layout) */
+    if (lshift & MF_L16) { /* the Helium layout (lower/mve.py) */
+        mf_dw_pixel8(tap, taps, base, g0, w, qb, groups, lshift & (MF_L16 - 1), dst);
+        return;
+    }
+#endif
 #if MF_MVE
     int32_t i;
     for (i = 0; i < count; i++) {
