@@ -10,6 +10,7 @@ from ..ir import DType, Op
 from .call import Call, ConstArray
 from .common import conv_window, depth_multiplier, float_act, float_bias, requant_params
 from .epilogue import epilogue_params, operands, variant
+from . import fast_gemm  # noqa: F401  (declares mf_conv2d_s8_pair)
 from .kernels import KernelSpec, make, origin, spec, variants
 from .registry import lowering
 

@@ -1,0 +1,40 @@
+"""mf_conv2d_s8_pair: CONV_2D int8 two output pixels at a time (mf_conv2d_s8_pair_body.h).
+
+Experimental, not in lower/conv.py's CONV_S8 yet: measured on qemu-mps2-an386 it is no faster
+than mf_conv2d_s8_gemm (KWS pointwise 2.06 against 2.00 est. cycles/MAC): a 2-pixel x 2-channel
+tile needs 8 loads, 16 SXTB16 and 16 SMLAD per 32 MACs, the gemm's 1 x 4 tile 5 LDRD, 20 SXTB16,
+16 SMLAD, so the tile saves ~4 cycles per 32 MACs and the per-pass overhead eats it. A win needs
+a 2 x 4 tile (8 accumulators), which does not fit 14 core registers as this loop is written."""
+
+from __future__ import annotations
+
+from ..ir import Op
+from . import fast
+from .kernels import WINDOW, KernelSpec, declare
+
+PAIR_OUT_MAX = 256  # mf_conv2d_s8_pair_body.h MF_PAIR_OUT_MAX: output channels of the stage
+# In-channel bounds: the two-pixel loop pays per pass what a 1x1 conv on 8 or 16 channels cannot
+# amortise (those, and first layers, are the small-channel kernels'); a bigger window can.
+MIN_IN_C_1X1, MIN_IN_C = 32, 16
+
+
+def pair_fits(op: Op, level: str) -> bool:
+    """The op suits the two-pixel loop (runs of whole 8-value chunks, a stage for both pixels)
+    and mf_conv2d_s8_gemm's params (its weights and table, which this kernel shares)."""
+    _, kh, kw, ic = op.inputs[1].shape
+    out_c = op.outputs[0].shape[-1]
+    least = MIN_IN_C_1X1 if kh * kw == 1 else MIN_IN_C
+    if ic % 8 or ic < least or op.attrs.dilation_w != 1 or out_c > PAIR_OUT_MAX:
+        return False
+    return fast.conv_gemm_fits(op, level)
+
+
+MAC_COST = 1.2
+_FILE, _EP_FILE = "mf_conv2d_s8_pair.c", "mf_conv2d_s8_pair_ep.c"
+declare({}, KernelSpec("mf_conv2d_s8_pair", "mf_conv2d_s8_gemm_params", _FILE,
+                       fits=fast.dense(pair_fits), prepare=fast.conv_gemm_prepare, reversible=True,
+                       mac_cost=MAC_COST, access=WINDOW),
+        *(KernelSpec(f"mf_conv2d_s8_pair_{v}", "mf_conv2d_s8_gemm_ep_params", _EP_FILE,
+                     base="mf_conv2d_s8_pair", variant=v, reversible=True, mac_cost=MAC_COST,
+                     access=WINDOW)
+          for v in ("add", "lut", "mul", "rsub", "sub")))
