@@ -8,8 +8,8 @@
  * each pixel and one of each channel, sign-extends each once (SXTB16 even / odd) and does 8
  * SMLAD, so a weight word serves both pixels and an input word both channels (4 loads and 8
  * SXTB16 per 16 MACs, against 5 and 10 per 16 for the one-pixel loop). A pixel whose window
- * differs from its partner's (at the image border) runs alone (its partner is itself, the second
- * result discarded). The params, weights and channel table are mf_conv2d_s8_gemm's (one
+ * differs from its partner's (at the image border) runs alone, through mf_conv2d_s8_gemm's
+ * one-pixel blocks (mf_fast_blocks). The params, weights and channel table are mf_conv2d_s8_gemm's (one
  * layout for both: in_c % 8 == 0 makes every chunk 8 values), so a Helium build runs the gemm
  * loop (mf_gemm_mve.h) instead.
  *
@@ -99,107 +99,137 @@ MF_INLINE void mf_pair_dot(const int8_t *xa, const int8_t *xb, const uint32_t **
     *wp = w;
 }
 
-/* One block of four channels of two one-run windows (a 1x1 conv, or any window read as one
- * run): ctx = {xa, xb, w, n8, qb} in, ctx[5 .. 12] = the accumulators out (pixel A channels
- * 0..3, then pixel B's), both channel pairs in one assembly statement so that nothing is spilled
- * between them (ctx is kept in a stack slot during the loops). */
-MF_INLINE void mf_pair_block1(uint32_t *ctx)
+/* The runs of a pixel pair: per run both pixels' addresses and its 8-value chunks. */
+typedef struct {
+    const int8_t *xa, *xb;
+    int32_t n8;
+} mf_pair_run;
+
+/* The state of mf_pair_blocks's loop (the assembly reads it by offset: keep the order). */
+typedef struct {
+    const mf_pair_run *runs, *runs_end; /* 0, 4 */
+    const uint32_t *w;                  /* 8: the block's weights */
+    const int32_t *qb;                  /* 12: the block's table */
+    int32_t lshift;                     /* 16 */
+    int8_t *sta, *stb;                  /* 20, 24: where the block's values go */
+    int32_t blocks;                     /* 28: blocks left */
+    int32_t wstep;                      /* 32: weight bytes per block */
+} mf_pair_ctx;
+
+#if MF_ASM_LOOPS
+/* One channel pair of the block (h: 0 or 1) over every run; labels from l. Frame: [sp] ctx,
+ * [sp, #4] the run cursor, [sp, #8] the runs' end. */
+#define MF_PAIR_PASS(h, l1, l2)                                   \
+    "ldr %[ea], [sp]\n\t"                                         \
+    "ldrd %[xa], %[xb], [%[ea]]\n\t"                              \
+    "strd %[xa], %[xb], [sp, #4]\n\t"                             \
+    "ldrd %[w], %[oa], [%[ea], #8]\n\t"                           \
+    "add %[w], %[w], #(16 * " #h ")\n\t"                          \
+    "ldrd %[a0], %[a1], [%[oa], #(8 * " #h ")]\n\t"               \
+    "mov %[b0], %[a0]\n\t"                                        \
+    "mov %[b1], %[a1]\n\t"                                        \
+    l1 ":\n\t"                                                    \
+    "ldr %[ea], [sp, #4]\n\t"                                     \
+    "ldr %[xa], [%[ea]], #4\n\t" /* (not LDM: its registers go in */ \
+    "ldr %[xb], [%[ea]], #4\n\t" /* number order) */                \
+    "ldr %[n], [%[ea]], #4\n\t"                                     \
+    "str %[ea], [sp, #4]\n\t"                                     \
+    l2 ":\n\t" MF_PAIR_CHUNK(l2)                                  \
+    "ldrd %[ea], %[eb], [sp, #4]\n\t"                             \
+    "cmp %[ea], %[eb]\n\t"                                        \
+    "bne " l1 "b\n\t"
+/* Requantize accumulators a, b (channels off/4 - 4, +1 of the table at q; shift ls). */
+#define MF_PAIR_RQ2(a, b, off)                                    \
+    "ldrd %[oa], %[ob], [%[w], #" #off "]\n\t"                    \
+    "ldrd %[we], %[wo], [%[w], #(" #off " + 16)]\n\t"             \
+    "lsl %[" a "], %[" a "], %[n]\n\t"                            \
+    "lsl %[" b "], %[" b "], %[n]\n\t"                            \
+    "smmlar %[we], %[" a "], %[oa], %[we]\n\t"                    \
+    "smmlar %[wo], %[" b "], %[ob], %[wo]\n\t"                    \
+    "add %[we], %[we], %[" a "], asr #31\n\t"                     \
+    "add %[wo], %[wo], %[" b "], asr #31\n\t"                     \
+    "ldrd %[oa], %[ob], [%[w], #(" #off " + 32)]\n\t"             \
+    "asr %[we], %[we], %[oa]\n\t"                                 \
+    "asr %[wo], %[wo], %[ob]\n\t"                                 \
+    "ssat %[" a "], #8, %[we]\n\t"                                \
+    "ssat %[" b "], #8, %[wo]\n\t"
+#endif
+
+/* Every block of four channels of a pixel pair (runs in c->runs, both pixels' addresses): the
+ * accumulators start at the biases, take both channel pairs' passes over the runs, are
+ * requantized and stored at c->sta[0 .. 4 blocks) and c->stb. c->blocks >= 1. */
+MF_HELPER void mf_pair_blocks(mf_pair_ctx *c)
 {
 #if MF_ASM_LOOPS
     int32_t a0, a1, b0, b1;
     const int8_t *xa, *xb;
     const uint32_t *w;
-    uint32_t *n = ctx, ea, oa, eb, ob, we, wo;
-#define MF_PAIR_START(off)                      \
-    "ldrd %[xa], %[xb], [%[n]]\n\t"             \
-    "ldrd %[w], %[we], [%[n], #8]\n\t"          \
-    "ldr %[wo], [%[n], #16]\n\t"                \
-    "add %[w], %[w], #" #off "\n\t"              \
-    "mov %[n], %[we]\n\t"                       \
-    "ldrd %[a0], %[a1], [%[wo], #" #off " / 2]\n\t" \
-    "mov %[b0], %[a0]\n\t"                      \
-    "mov %[b1], %[a1]\n\t"
+    uint32_t n = (uint32_t)(uintptr_t)c, ea, oa, eb, ob, we, wo;
     __asm__ volatile(
-        "str %[n], [sp, #-8]!\n\t"
-        MF_PAIR_START(0)
-        "1:\n\t" MF_PAIR_CHUNK("1")
+        "sub sp, sp, #32\n\t"
+        "str %[n], [sp]\n\t"
+        "10:\n\t" /* block */
+        MF_PAIR_PASS(0, "11", "12")
+        "strd %[a0], %[a1], [sp, #16]\n\t"
+        "strd %[b0], %[b1], [sp, #24]\n\t"
+        MF_PAIR_PASS(1, "13", "14")
+        "ldrd %[xa], %[xb], [sp, #16]\n\t" /* pixel A channels 0, 1 */
+        "ldrd %[ea], %[eb], [sp, #24]\n\t" /* pixel B channels 0, 1 */
+        "ldr %[w], [sp]\n\t"
+        "ldrd %[w], %[n], [%[w], #12]\n\t" /* table, left shift */
+        MF_PAIR_RQ2("xa", "xb", 16) MF_PAIR_RQ2("a0", "a1", 24)
+        MF_PAIR_RQ2("ea", "eb", 16) MF_PAIR_RQ2("b0", "b1", 24)
         "ldr %[n], [sp]\n\t"
-        "str %[a0], [%[n], #20]\n\t"
-        "str %[a1], [%[n], #24]\n\t"
-        "str %[b0], [%[n], #36]\n\t"
-        "str %[b1], [%[n], #40]\n\t"
-        MF_PAIR_START(16)
-        "2:\n\t" MF_PAIR_CHUNK("2")
-        "ldr %[n], [sp], #8\n\t"
-        "str %[a0], [%[n], #28]\n\t"
-        "str %[a1], [%[n], #32]\n\t"
-        "str %[b0], [%[n], #44]\n\t"
-        "str %[b1], [%[n], #48]\n\t"
+        "ldrd %[oa], %[ob], [%[n], #20]\n\t"
+        "strb %[xa], [%[oa]], #1\n\t"
+        "strb %[xb], [%[oa]], #1\n\t"
+        "strb %[a0], [%[oa]], #1\n\t"
+        "strb %[a1], [%[oa]], #1\n\t"
+        "strb %[ea], [%[ob]], #1\n\t"
+        "strb %[eb], [%[ob]], #1\n\t"
+        "strb %[b0], [%[ob]], #1\n\t"
+        "strb %[b1], [%[ob]], #1\n\t"
+        "strd %[oa], %[ob], [%[n], #20]\n\t"
+        "ldrd %[xa], %[xb], [%[n], #8]\n\t" /* w, qb */
+        "ldrd %[ea], %[eb], [%[n], #28]\n\t" /* blocks left, wstep */
+        "add %[xa], %[xa], %[eb]\n\t"
+        "add %[xb], %[xb], #64\n\t"
+        "strd %[xa], %[xb], [%[n], #8]\n\t"
+        "subs %[ea], %[ea], #1\n\t"
+        "str %[ea], [%[n], #28]\n\t"
+        "bne 10b\n\t"
+        "add sp, sp, #32\n\t"
         : [a0] "=&r"(a0), [a1] "=&r"(a1), [b0] "=&r"(b0), [b1] "=&r"(b1), [xa] "=&r"(xa),
           [xb] "=&r"(xb), [w] "=&r"(w), [n] "+r"(n), [ea] "=&r"(ea), [oa] "=&r"(oa), [eb] "=&r"(eb),
           [ob] "=&r"(ob), [we] "=&r"(we), [wo] "=&r"(wo)
         :
         : "cc", "memory");
-#undef MF_PAIR_START
 #else
-    int32_t h, acc[4];
-    for (h = 0; h < 2; h++) {
-        const uint32_t *w = (const uint32_t *)(uintptr_t)ctx[2] + 4 * h;
-        const int32_t *qb = (const int32_t *)(uintptr_t)ctx[4];
-        acc[0] = acc[2] = qb[MF_Q_BIAS + 2 * h];
-        acc[1] = acc[3] = qb[MF_Q_BIAS + 2 * h + 1];
-        mf_pair_dot((const int8_t *)(uintptr_t)ctx[0], (const int8_t *)(uintptr_t)ctx[1], &w,
-                    (int32_t)ctx[3], acc);
-        ctx[5 + 2 * h] = (uint32_t)acc[0];
-        ctx[6 + 2 * h] = (uint32_t)acc[1];
-        ctx[9 + 2 * h] = (uint32_t)acc[2];
-        ctx[10 + 2 * h] = (uint32_t)acc[3];
-    }
-#endif
-}
-
-/* All channels of two pixels, A (segments sa from base ba) and B (sb from bb, the same counts),
- * requantized into sta[0 .. 4 blocks) and stb. */
-MF_HELPER void mf_pair_blocks(const mf_conv2d_s8_gemm_params *p, const mf_seg *sa, const int8_t *ba,
-                           const mf_seg *sb, const int8_t *bb, int32_t nseg, int8_t *sta, int8_t *stb)
-{
-    const uint32_t *wb = (const uint32_t *)(const void *)p->weights;
-    const int32_t *qb = p->quant;
-    const int32_t blocks = (p->out_c + 3) / 4;
-    int32_t b, h, s;
-    for (b = 0; b < blocks; b++, qb += MF_Q_WORDS, sta += 4, stb += 4, wb += p->depth) {
+    const uint32_t *wb = c->w;
+    const int32_t *qb = c->qb;
+    int8_t *sta = c->sta, *stb = c->stb;
+    int32_t b, h;
+    const mf_pair_run *r;
+    for (b = 0; b < c->blocks; b++, qb += MF_Q_WORDS, sta += 4, stb += 4, wb += c->wstep / 4) {
         int32_t acc[2][4];
         mf_acc4 A, B;
-        if (nseg == 1) {
-            uint32_t ctx[13];
-            ctx[0] = (uint32_t)((uintptr_t)ba + (uintptr_t)sa[0].start);
-            ctx[1] = (uint32_t)((uintptr_t)bb + (uintptr_t)sb[0].start);
-            ctx[2] = (uint32_t)(uintptr_t)wb;
-            ctx[3] = (uint32_t)(sa[0].n >> 1);
-            ctx[4] = (uint32_t)(uintptr_t)qb;
-            mf_pair_block1(ctx);
-            A.a0 = (int32_t)ctx[5], A.a1 = (int32_t)ctx[6], A.a2 = (int32_t)ctx[7], A.a3 = (int32_t)ctx[8];
-            B.a0 = (int32_t)ctx[9], B.a1 = (int32_t)ctx[10], B.a2 = (int32_t)ctx[11], B.a3 = (int32_t)ctx[12];
-            goto requant;
-        }
         for (h = 0; h < 2; h++) {
             const uint32_t *w = wb + 4 * h; /* the pair's words of the first chunk */
             int32_t *a = acc[h];
             a[0] = a[2] = qb[MF_Q_BIAS + 2 * h];
             a[1] = a[3] = qb[MF_Q_BIAS + 2 * h + 1];
-            for (s = 0; s < nseg; s++) {
-                mf_pair_dot((const int8_t *)((uintptr_t)ba + (uintptr_t)sa[s].start),
-                            (const int8_t *)((uintptr_t)bb + (uintptr_t)sb[s].start), &w, sa[s].n >> 1, a);
+            for (r = c->runs; r != c->runs_end; r++) {
+                mf_pair_dot(r->xa, r->xb, &w, r->n8, a);
             }
         }
         A.a0 = acc[0][0], A.a1 = acc[0][1], A.a2 = acc[1][0], A.a3 = acc[1][1];
         B.a0 = acc[0][2], B.a1 = acc[0][3], B.a2 = acc[1][2], B.a3 = acc[1][3];
-    requant:
-        mf_fast_requant4(&A, qb, p->lshift);
-        mf_fast_requant4(&B, qb, p->lshift);
+        mf_fast_requant4(&A, qb, c->lshift);
+        mf_fast_requant4(&B, qb, c->lshift);
         sta[0] = (int8_t)A.a0, sta[1] = (int8_t)A.a1, sta[2] = (int8_t)A.a2, sta[3] = (int8_t)A.a3;
         stb[0] = (int8_t)B.a0, stb[1] = (int8_t)B.a1, stb[2] = (int8_t)B.a2, stb[3] = (int8_t)B.a3;
     }
+#endif
 }
 
 /* The window of output pixel `pix` (raster index over batches, rows, columns) as segments: the
@@ -274,7 +304,12 @@ MF_INLINE void mf_conv2d_s8_pair_body(const mf_conv2d_s8_gemm_params *p, const m
     uint32_t stage[2][MF_PAIR_OUT_MAX / 4];
     mf_seg inner[MF_GEMM_SEGMENTS], own[2][MF_GEMM_SEGMENTS];
     const int32_t n_inner = mf_gemm_segments(p, NULL, 0, 1, inner);
-    int32_t k = 0;
+    mf_pair_run runs[MF_GEMM_SEGMENTS];
+    mf_pair_ctx ctx;
+    int32_t k = 0, s;
+    ctx.runs = runs;
+    ctx.lshift = p->lshift;
+    ctx.wstep = 4 * p->depth;
     while (k < total) {
         /* pixel q first, then its partner q + step (in the run's order) */
         const int32_t q = p->reverse ? total - 1 - k : k;
@@ -286,11 +321,23 @@ MF_INLINE void mf_conv2d_s8_pair_body(const mf_conv2d_s8_gemm_params *p, const m
             nb = mf_pair_window(p, input, q + step, inner, n_inner, own[1], &sb, &bb);
             both = mf_pair_same(sa, na, sb, nb);
         }
-        if (!both) {
-            sb = sa;
-            bb = ba;
+        if (!both) { /* a pixel alone: mf_conv2d_s8_gemm's one-pixel blocks */
+            mf_fast_blocks(sa, na, ba, (const uint32_t *)(const void *)p->weights, p->quant,
+                           (p->out_c + 3) / 4, p->lshift, (int8_t *)stage[0]);
+        } else {
+            for (s = 0; s < na; s++) {
+                runs[s].xa = (const int8_t *)((uintptr_t)ba + (uintptr_t)sa[s].start);
+                runs[s].xb = (const int8_t *)((uintptr_t)bb + (uintptr_t)sb[s].start);
+                runs[s].n8 = sa[s].n >> 1;
+            }
+            ctx.runs_end = runs + na;
+            ctx.w = (const uint32_t *)(const void *)p->weights;
+            ctx.qb = p->quant;
+            ctx.sta = (int8_t *)stage[0];
+            ctx.stb = (int8_t *)stage[1];
+            ctx.blocks = (p->out_c + 3) / 4;
+            mf_pair_blocks(&ctx);
         }
-        mf_pair_blocks(p, sa, ba, sb, bb, na, (int8_t *)stage[0], (int8_t *)stage[1]);
         mf_pair_store(p, e, aq, kind, (const int8_t *)stage[0], res, output, q);
         if (both) {
             mf_pair_store(p, e, aq, kind, (const int8_t *)stage[1], res, output, q + step);
