@@ -46,13 +46,24 @@
     "smlad %[" d1 "], %[eb], %[we], %[" d1 "]\n\t"        \
     "smlad %[" c1 "], %[oa], %[wo], %[" c1 "]\n\t"        \
     "smlad %[" d1 "], %[ob], %[wo], %[" d1 "]\n\t"
-/* One chunk of 8 values, looping back to label `l` while chunks remain. */
-#define MF_PAIR_CHUNK(l)                                                                        \
+/* One chunk of 8 values of both pixels and channels (32 MACs). */
+#define MF_PAIR_BODY                                                                            \
     MF_PAIR4("ldr %[ea], [%[xa], #4]", "ldr %[eb], [%[xb], #4]",                                \
              "ldr %[we], [%[w], #4]", "a0", "b0", "ldr %[we], [%[w], #12]", "a1", "b1")         \
     MF_PAIR4("ldr %[ea], [%[xa]], #8", "ldr %[eb], [%[xb]], #8",                                \
-             "ldr %[we], [%[w], #8]", "a1", "b1", "ldr %[we], [%[w]], #32", "a0", "b0")         \
-    "subs %[n], %[n], #1\n\t"                                                                    \
+             "ldr %[we], [%[w], #8]", "a1", "b1", "ldr %[we], [%[w]], #32", "a0", "b0")
+/* n >= 1 chunks, looping back to label `l` while chunks remain. */
+#define MF_PAIR_CHUNK(l) MF_PAIR_BODY "subs %[n], %[n], #1\n\t" "bne " l "b\n\t"
+/* The same, two chunks a turn (an odd count enters the first turn at its second chunk); labels
+ * l and m. */
+#define MF_PAIR_CHUNKS2(l, m)                                                                   \
+    "lsrs %[n], %[n], #1\n\t"                                                                   \
+    "bcc " l "f\n\t"                                                                            \
+    "adds %[n], %[n], #1\n\t"                                                                   \
+    "b " m "f\n\t"                                                                              \
+    l ":\n\t" MF_PAIR_BODY                                                                     \
+    m ":\n\t" MF_PAIR_BODY                                                                     \
+    "subs %[n], %[n], #1\n\t"                                                                   \
     "bne " l "b\n\t"
 #endif
 
@@ -119,7 +130,7 @@ typedef struct {
 #if MF_ASM_LOOPS
 /* One channel pair of the block (h: 0 or 1) over every run; labels from l. Frame: [sp] ctx,
  * [sp, #4] the run cursor, [sp, #8] the runs' end. */
-#define MF_PAIR_PASS(h, l1, l2)                                   \
+#define MF_PAIR_PASS(h, l1, l2, l3)                               \
     "ldr %[ea], [sp]\n\t"                                         \
     "ldrd %[xa], %[xb], [%[ea]]\n\t"                              \
     "strd %[xa], %[xb], [sp, #4]\n\t"                             \
@@ -134,7 +145,7 @@ typedef struct {
     "ldr %[xb], [%[ea]], #4\n\t" /* number order) */                \
     "ldr %[n], [%[ea]], #4\n\t"                                     \
     "str %[ea], [sp, #4]\n\t"                                     \
-    l2 ":\n\t" MF_PAIR_CHUNK(l2)                                  \
+    MF_PAIR_CHUNKS2(l2, l3)                                       \
     "ldrd %[ea], %[eb], [sp, #4]\n\t"                             \
     "cmp %[ea], %[eb]\n\t"                                        \
     "bne " l1 "b\n\t"
@@ -169,10 +180,10 @@ MF_HELPER void mf_pair_blocks(mf_pair_ctx *c)
         "sub sp, sp, #32\n\t"
         "str %[n], [sp]\n\t"
         "10:\n\t" /* block */
-        MF_PAIR_PASS(0, "11", "12")
+        MF_PAIR_PASS(0, "11", "12", "13")
         "strd %[a0], %[a1], [sp, #16]\n\t"
         "strd %[b0], %[b1], [sp, #24]\n\t"
-        MF_PAIR_PASS(1, "13", "14")
+        MF_PAIR_PASS(1, "14", "15", "16")
         "ldrd %[xa], %[xb], [sp, #16]\n\t" /* pixel A channels 0, 1 */
         "ldrd %[ea], %[eb], [sp, #24]\n\t" /* pixel B channels 0, 1 */
         "ldr %[w], [sp]\n\t"
