@@ -1,10 +1,8 @@
 """mf_conv2d_s8_pair: CONV_2D int8 two output pixels at a time (mf_conv2d_s8_pair_body.h).
 
-Experimental, not in lower/conv.py's CONV_S8 yet: measured on qemu-mps2-an386 it is no faster
-than mf_conv2d_s8_gemm (KWS pointwise 2.06 against 2.00 est. cycles/MAC): a 2-pixel x 2-channel
-tile needs 8 loads, 16 SXTB16 and 16 SMLAD per 32 MACs, the gemm's 1 x 4 tile 5 LDRD, 20 SXTB16,
-16 SMLAD, so the tile saves ~4 cycles per 32 MACs and the per-pass overhead eats it. A win needs
-a 2 x 4 tile (8 accumulators), which does not fit 14 core registers as this loop is written."""
+It shares mf_conv2d_s8_gemm's params, weight layout and channel table (lower/fast.py), and takes
+the convs whose window (both pixels' sign-extended, on the stack) and channels (a stage of both
+pixels) fit its buffers."""
 
 from __future__ import annotations
 
@@ -12,7 +10,8 @@ from ..ir import Op
 from . import fast
 from .kernels import WINDOW, KernelSpec, declare
 
-PAIR_OUT_MAX = 256  # mf_conv2d_s8_pair_body.h MF_PAIR_OUT_MAX: output channels of the stage
+PAIR_OUT_MAX = 128  # mf_conv2d_s8_pair_body.h MF_PAIR_OUT_MAX: output channels of the stage
+PAIR_WIDE = 144  # MF_PAIR_WIDE: window values of a pixel in the sign-extended buffer
 # In-channel bounds: the two-pixel loop pays per pass what a 1x1 conv on 8 or 16 channels cannot
 # amortise (those, and first layers, are the small-channel kernels'); a bigger window can.
 MIN_IN_C_1X1, MIN_IN_C = 32, 16
@@ -24,7 +23,7 @@ def pair_fits(op: Op, level: str) -> bool:
     _, kh, kw, ic = op.inputs[1].shape
     out_c = op.outputs[0].shape[-1]
     least = MIN_IN_C_1X1 if kh * kw == 1 else MIN_IN_C
-    if ic % 8 or ic < least or op.attrs.dilation_w != 1 or out_c > PAIR_OUT_MAX:
+    if ic % 8 or ic < least or op.attrs.dilation_w != 1 or out_c > PAIR_OUT_MAX or kh * kw * ic > PAIR_WIDE:
         return False
     return fast.conv_gemm_fits(op, level)
 
