@@ -1,8 +1,8 @@
 """mf_conv2d_s8_pair: CONV_2D int8 two output pixels at a time (mf_conv2d_s8_pair_body.h).
 
 It shares mf_conv2d_s8_gemm's params, weight layout and channel table (lower/fast.py), and takes
-the convs whose window (both pixels' sign-extended, on the stack) and channels (a stage of both
-pixels) fit its buffers."""
+the convs on whole 8-value chunks whose channels fit its stage of both pixels; it pairs pixels
+when their window fits its sign-extended buffer."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from . import fast
 from .kernels import WINDOW, KernelSpec, declare
 
 PAIR_OUT_MAX = 128  # mf_conv2d_s8_pair_body.h MF_PAIR_OUT_MAX: output channels of the stage
-PAIR_WIDE = 144  # MF_PAIR_WIDE: window values of a pixel in the sign-extended buffer
+PAIR_WIDE = 144  # MF_PAIR_WIDE: window values of a pixel in the sign-extended buffer; a bigger
+# window runs pixel by pixel (mf_fast_blocks, as mf_conv2d_s8_gemm): one kernel, one fused variant
 # In-channel bounds: the two-pixel loop pays per pass what a 1x1 conv on 8 or 16 channels cannot
 # amortise (those, and first layers, are the small-channel kernels'); a bigger window can.
 MIN_IN_C_1X1, MIN_IN_C = 32, 16
@@ -23,7 +24,7 @@ def pair_fits(op: Op, level: str) -> bool:
     _, kh, kw, ic = op.inputs[1].shape
     out_c = op.outputs[0].shape[-1]
     least = MIN_IN_C_1X1 if kh * kw == 1 else MIN_IN_C
-    if ic % 8 or ic < least or op.attrs.dilation_w != 1 or out_c > PAIR_OUT_MAX or kh * kw * ic > PAIR_WIDE:
+    if ic % 8 or ic < least or op.attrs.dilation_w != 1 or out_c > PAIR_OUT_MAX:
         return False
     return fast.conv_gemm_fits(op, level)
 

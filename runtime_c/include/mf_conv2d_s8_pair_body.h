@@ -1,6 +1,5 @@
-/* CONV_2D int8, two output pixels at a time (in_c % 8 == 0, horizontal dilation 1, a window of
- * at most MF_PAIR_WIDE values, at most MF_PAIR_OUT_MAX output channels; any kernel size, stride,
- * padding; int8 weights in flash).
+/* CONV_2D int8, two output pixels at a time (in_c % 8 == 0, horizontal dilation 1, at most
+ * MF_PAIR_OUT_MAX output channels; any kernel size, stride, padding; int8 weights in flash).
  *
  * mf_conv2d_s8_gemm computes one pixel's four channels per pass over its window, so every weight
  * word it loads and sign-extends serves 4 MACs. This kernel takes two pixels (consecutive in
@@ -10,8 +9,9 @@
  * per four window values 4 loads of the buffer, one weight word per channel sign-extended once
  * (SXTB16 even / odd) and 8 SMLAD, so a weight word serves both pixels (6 loads, 4 SXTB16, 8
  * SMLAD per 16 MACs, against 5 loads and 10 SXTB16 in the one-pixel loop). A pixel whose window
- * differs from its partner's (at the image border) runs alone, through mf_conv2d_s8_gemm's
- * one-pixel blocks (mf_fast_blocks). The params, weights and channel table are mf_conv2d_s8_gemm's
+ * differs from its partner's (at the image border), and every pixel of a window larger than
+ * MF_PAIR_WIDE values, runs alone, through mf_conv2d_s8_gemm's one-pixel blocks (mf_fast_blocks;
+ * one kernel for both keeps one fused variant in flash). The params, weights and channel table are mf_conv2d_s8_gemm's
  * (one layout for both: in_c % 8 == 0 makes every chunk 8 values), so a Helium build runs the gemm
  * loop (mf_gemm_mve.h) instead.
  *
@@ -294,7 +294,7 @@ MF_INLINE void mf_conv2d_s8_pair_body(const mf_conv2d_s8_gemm_params *p, const m
         const int8_t *ba, *bb = NULL;
         const int32_t na = mf_pair_window(p, input, q, inner, n_inner, own[0], &sa, &ba);
         int both = 0;
-        if (k + 1 < total) {
+        if (k + 1 < total && p->depth <= MF_PAIR_WIDE) {
             const int32_t nb = mf_pair_window(p, input, q + step, inner, n_inner, own[1], &sb, &bb);
             both = mf_pair_same(sa, na, sb, nb);
         }

@@ -31,7 +31,7 @@ def pair_graph(rng, i: int) -> Graph:
     ic = int(rng.choice([32, 40, 64, 72])) if pointwise else int(rng.choice([16, 24, 32]))
     oc = int(rng.choice([1, 3, 4, 6, 8, 13, 16]))
     kh, kw = (1, 1) if pointwise else (int(rng.integers(1, 4)), int(rng.integers(2, 4)))
-    while kh * kw * ic > fast_gemm.PAIR_WIDE:  # the sign-extended window's buffer
+    while kh * kw * ic > fast_gemm.PAIR_WIDE and i % 3:  # mostly windows the buffer pairs
         kh, kw = max(kh - 1, 1), 2
     h, w = int(rng.integers(1, 8)), int(rng.integers(1, 8))
     sh, sw = int(rng.integers(1, 3)), int(rng.integers(1, 3))
@@ -92,7 +92,7 @@ def test_pair_fits_only_eight_channel_runs_and_a_stage_of_both_pixels():
     g = pair_graph(rng, 0)
     op = g.ops[0]
     assert fast_gemm.pair_fits(op, "balanced") and not fast_gemm.pair_fits(op, "size")
-    for ic in (8, 16, 36, 152):  # 1x1: too few channels, not a multiple of 8, past the buffer
+    for ic in (8, 16, 36):  # 1x1: too few channels, not a multiple of 8
         wshape = (4, 1, 1, ic)
         op.inputs[1] = Tensor("weights", wshape, DType.INT8, op.inputs[1].quant, int8_weights(rng, wshape))
         assert not fast_gemm.pair_fits(op, "balanced")
