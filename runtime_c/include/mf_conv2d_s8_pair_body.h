@@ -12,8 +12,8 @@
  * differs from its partner's (at the image border), and every pixel of a window larger than
  * MF_PAIR_WIDE values, runs alone, through mf_conv2d_s8_gemm's one-pixel blocks (mf_fast_blocks;
  * one kernel for both keeps one fused variant in flash). The params, weights and channel table are mf_conv2d_s8_gemm's
- * (one layout for both: in_c % 8 == 0 makes every chunk 8 values), so a Helium build runs the gemm
- * loop (mf_gemm_mve.h) instead.
+ * (one layout for both: in_c % 8 == 0 makes every chunk 8 values), so a Helium build, and an Arm
+ * core without the DSP extension, run the gemm loop instead.
  *
  * Access order (the planner's unstaged pixel units): both pixels' channels are computed into a
  * stack stage before the first is stored (so no store precedes a read of either window), then
@@ -26,6 +26,17 @@
 
 #define MF_PAIR_OUT_MAX 128 /* output channels of a pixel (the stage holds two pixels) */
 #define MF_PAIR_WIDE 144    /* window values of a pixel (the buffer holds both, as int16) */
+
+/* Helium has its own gemm loop; an Arm core without the DSP extension (M0, M3) would emulate the
+ * SXTB16 / SMLAD the pair loop saves: both run mf_conv2d_s8_gemm's loop. (The host runs the
+ * portable pair loop: the tests.) */
+#if MF_MVE || (defined(__ARM_ARCH) && !MF_DSP)
+#define MF_PAIR_LOOP 0
+#else
+#define MF_PAIR_LOOP 1
+#endif
+
+#if MF_PAIR_LOOP
 
 /* The state of mf_pair_blocks's loop (the assembly reads it by offset: keep the order). */
 typedef struct {
@@ -268,11 +279,13 @@ MF_INLINE void mf_pair_store(const mf_conv2d_s8_gemm_params *p, const mf_epilogu
                    p->reverse);
 }
 
+#endif /* MF_PAIR_LOOP */
+
 MF_INLINE void mf_conv2d_s8_pair_body(const mf_conv2d_s8_gemm_params *p, const mf_epilogue_s8 *e,
                                       const mf_fast_addsub *aq, int kind, const int8_t *input,
                                       const int8_t *res, int8_t *output)
 {
-#if MF_MVE
+#if !MF_PAIR_LOOP
     mf_conv2d_s8_gemm_loop(p, e, aq, kind, input, res, output, 0);
 #else
     const int32_t total = p->batches * p->out_h * p->out_w;
