@@ -11,9 +11,9 @@
  * SMLAD per 16 MACs, against 5 loads and 10 SXTB16 in the one-pixel loop). A pixel whose window
  * differs from its partner's (at the image border), and every pixel of a window larger than
  * MF_PAIR_WIDE values, runs alone, through mf_conv2d_s8_gemm's one-pixel blocks (mf_fast_blocks;
- * one kernel for both keeps one fused variant in flash). The params, weights and channel table are mf_conv2d_s8_gemm's
- * (one layout for both: in_c % 8 == 0 makes every chunk 8 values), so a Helium build, and an Arm
- * core without the DSP extension, run the gemm loop instead.
+ * one kernel for both keeps one fused variant in flash). The params, weights and channel table
+ * are mf_conv2d_s8_gemm's (one layout for both: in_c % 8 == 0 makes every chunk 8 values), so a
+ * Helium build, and an Arm core without the DSP extension, run the gemm loop instead.
  *
  * Access order (the planner's unstaged pixel units): both pixels' channels are computed into a
  * stack stage before the first is stored (so no store precedes a read of either window), then
@@ -40,7 +40,8 @@
 
 /* The state of mf_pair_blocks's loop (the assembly reads it by offset: keep the order). */
 typedef struct {
-    const uint32_t *wide; /* 0: both windows, sign-extended: per 4 values [A even, A odd, B even, B odd] */
+    const uint32_t *wide; /* 0: both windows sign-extended, per 4 values [A even, A odd, B even,
+                             B odd] */
     int32_t n8;           /* 4: 8-value chunks of a window */
     const uint32_t *w;    /* 8: the block's weights */
     const int32_t *qb;    /* 12: the block's table */
