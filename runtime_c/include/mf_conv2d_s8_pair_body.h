@@ -15,10 +15,12 @@
  * are mf_conv2d_s8_gemm's (one layout for both: in_c % 8 == 0 makes every chunk 8 values), so a
  * Helium build, and an Arm core without the DSP extension, run the gemm loop instead.
  *
- * Access order (the planner's unstaged pixel units): both pixels' channels are computed into a
- * stack stage before the first is stored (so no store precedes a read of either window), then
- * finished (clamp, epilogue) pixel by pixel in increasing order (decreasing when reversed). No
- * arena scratch. */
+ * Access order (the planner's unstaged pixel units): both windows are read (into the buffer)
+ * before the pair's first store; the blocks store straight into the output when there is
+ * nothing to finish, else both pixels' channels go to a stack stage, then are finished (clamp,
+ * epilogue) pixel by pixel in increasing order (decreasing when reversed). A lone pixel is
+ * mf_conv2d_s8_gemm's (its window is read again after its earlier blocks' stores: unstaged).
+ * No arena scratch. */
 #ifndef MF_CONV2D_S8_PAIR_BODY_H
 #define MF_CONV2D_S8_PAIR_BODY_H
 
@@ -295,6 +297,10 @@ MF_INLINE void mf_conv2d_s8_pair_body(const mf_conv2d_s8_gemm_params *p, const m
     uint32_t wide[MF_PAIR_WIDE];
     mf_seg inner[MF_GEMM_SEGMENTS], own[2][MF_GEMM_SEGMENTS];
     const int32_t n_inner = mf_gemm_segments(p, NULL, 0, 1, inner);
+    /* No epilogue nor clamp, whole blocks: the blocks store straight into the output (both
+     * windows are read, into `wide`, before the pair's first store; a lone pixel's blocks as
+     * mf_conv2d_s8_gemm's). Otherwise through the stage. */
+    const int direct = kind == MF_EP_NONE && !p->clamp && p->out_c % 4 == 0;
     mf_pair_ctx ctx;
     int32_t k = 0;
     ctx.wide = wide;
@@ -316,16 +322,18 @@ MF_INLINE void mf_conv2d_s8_pair_body(const mf_conv2d_s8_gemm_params *p, const m
             mf_pair_widen(sa, ba, sb, bb, na, wide);
             ctx.w = (const uint32_t *)(const void *)p->weights;
             ctx.qb = p->quant;
-            ctx.sta = (int8_t *)stage[0];
-            ctx.stb = (int8_t *)stage[1];
+            ctx.sta = direct ? output + q * p->out_c : (int8_t *)stage[0];
+            ctx.stb = direct ? output + (q + step) * p->out_c : (int8_t *)stage[1];
             ctx.blocks = (p->out_c + 3) / 4;
             mf_pair_blocks(&ctx);
         } else { /* a pixel alone: mf_conv2d_s8_gemm's one-pixel blocks */
             mf_fast_blocks(sa, na, ba, (const uint32_t *)(const void *)p->weights, p->quant,
-                           (p->out_c + 3) / 4, p->lshift, (int8_t *)stage[0]);
+                           (p->out_c + 3) / 4, p->lshift, direct ? output + q * p->out_c : (int8_t *)stage[0]);
         }
-        mf_pair_store(p, e, aq, kind, (const int8_t *)stage[0], res, output, q);
-        if (both) {
+        if (!direct) {
+            mf_pair_store(p, e, aq, kind, (const int8_t *)stage[0], res, output, q);
+        }
+        if (!direct && both) {
             mf_pair_store(p, e, aq, kind, (const int8_t *)stage[1], res, output, q + step);
         }
         k += both ? 2 : 1;
