@@ -1,5 +1,6 @@
 /* CONV_2D int8, two output pixels at a time (in_c % 8 == 0, horizontal dilation 1, at most
- * MF_PAIR_OUT_MAX output channels; any kernel size, stride, padding; int8 weights in flash).
+ * MF_PAIR_OUT_MAX output channels unless there is nothing to finish (no stage); any kernel size,
+ * stride, padding; int8 weights in flash).
  *
  * mf_conv2d_s8_gemm computes one pixel's four channels per pass over its window, so every weight
  * word it loads and sign-extends serves 4 MACs. This kernel takes two pixels (consecutive in
