@@ -89,7 +89,7 @@ static void mf_gemm_gather(const mf_conv2d_s8_gemm_params *p, const int8_t *cons
  * segment per tap of in_c values. `rows` holds the window's input rows (NULL outside the
  * image); x0 is its first column. With rel, the pixel lies inside the image and the starts
  * are offsets from its first tap (the same for every such pixel); otherwise addresses. */
-static int32_t mf_gemm_segments(const mf_conv2d_s8_gemm_params *p, const int8_t *const *rows,
+MF_HELPER int32_t mf_gemm_segments(const mf_conv2d_s8_gemm_params *p, const int8_t *const *rows,
                                 int32_t x0, int rel, mf_seg *seg)
 {
     const int32_t c = p->in_c, k_w = p->k_w, c8 = c / 8, tap_n = MF_SEG_N(c / 8, c % 8 / 4);

@@ -21,6 +21,7 @@
 #include "mf_data.h"
 #include "mf_movement.h"
 #include "mf_fast.h"
+#include "mf_conv2d_s8_pair.h"
 #include "mf_multi.h"
 #include "mf_reduce.h"
 #include "mf_resize.h"

@@ -1,0 +1,102 @@
+"""mf_conv2d_s8_pair (two output pixels per pass, runtime_c/include/mf_conv2d_s8_pair_body.h) vs
+TFLite Micro: pointwise and windowed convs on 16..72 input channels (windows up to the buffer), padding, strides, odd pixel
+counts (a lone last pixel), border pixels that run alone, odd output channels, every fused
+epilogue; the portable C path on the host (sanitizers on) and the assembly under QEMU mps2-an386,
+each call also with its output over its input at the planner's tightest shifts, both directions."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from microfuse.ir import DType, Graph, Tensor
+from microfuse.lower import fast_gemm
+from microfuse.ops.attrs import ConvAttrs
+from microfuse.testing import inputs
+from microfuse.testing.modelgen import merge
+from microfuse.testing.stages import lowered
+from tests.harness import always_fuse, case_count, on_qemu, reference  # noqa: F401 (a fixture)
+from tests.kernels import placements
+from tests.kernels.cases import (ACTIVATIONS, act_quant, int8_weights, int32_bias, out_quant, single_op,
+                                 weight_quant)
+from tests.kernels.test_fast_kernels import EPILOGUES, suffix, with_epilogue
+
+SEED = 23
+KERNEL = "mf_conv2d_s8_pair"
+
+
+def pair_graph(rng, i: int) -> Graph:
+    """A conv the pair kernel fits: 1x1 on >= 32 channels (every other case), else a k_h x k_w
+    window on >= 16; odd sizes and out_c, SAME padding at the borders."""
+    pointwise = i % 2 == 0
+    ic = int(rng.choice([32, 40, 64, 72])) if pointwise else int(rng.choice([16, 24, 32]))
+    oc = int(rng.choice([1, 3, 4, 6, 8, 13, 16]))
+    kh, kw = (1, 1) if pointwise else (int(rng.integers(1, 4)), int(rng.integers(2, 4)))
+    while kh * kw * ic > fast_gemm.PAIR_WIDE and i % 3:  # mostly windows the buffer pairs
+        kh, kw = max(kh - 1, 1), 2
+    h, w = int(rng.integers(1, 8)), int(rng.integers(1, 8))
+    sh, sw = int(rng.integers(1, 3)), int(rng.integers(1, 3))
+    padding = "VALID" if pointwise or rng.random() < 0.3 else "SAME"
+    if padding == "VALID":
+        h, w = max(h, kh), max(w, kw)
+    act = str(rng.choice(ACTIVATIONS))
+    if i % 16 == 0:  # no epilogue (EPILOGUES[0]) nor clamp: more channels than the stage holds
+        oc, act, h, w = fast_gemm.PAIR_OUT_MAX + 8, "NONE", min(h, 3), min(w, 3)
+    attrs = ConvAttrs(padding, sw, sh, act, 1, int(rng.choice([1, 1, 2])))
+    xq, wq = act_quant(rng), weight_quant(rng, oc, 0, rng.random() < 0.7)
+    wshape = (oc, kh, kw, ic)
+    x = Tensor("input", (int(rng.choice([1, 1, 2])), h, w, ic), DType.INT8, xq)
+    wt = Tensor("weights", wshape, DType.INT8, wq, int8_weights(rng, wshape))
+    b = int32_bias(rng, oc, xq, wq) if rng.random() < 0.8 else None
+    y = Tensor("output", (), DType.INT8, out_quant(rng, xq, wq, kh * kw * ic))
+    return single_op("CONV_2D", [x, wt, b], y, attrs)
+
+
+def prepared(count_local: int, count_ci: int = 24):
+    rng = np.random.default_rng(SEED)
+    n = case_count(count_local, count_ci)
+    graph = merge([with_epilogue(rng, pair_graph(rng, i), EPILOGUES[i % len(EPILOGUES)])
+                   for i in range(n)], "pair")
+    feed = inputs.sample(graph.inputs, np.random.default_rng(SEED + 1))
+    data = {t.name: x for t, x in zip(graph.inputs, feed)}
+    (tflm,) = reference(graph, [feed])
+    want = {t.name: np.asarray(o).astype(np.int8) for t, o in zip(graph.outputs, tflm)}
+    calls = lowered(graph)
+    runs = []
+    for call in calls:
+        if call.kernel.startswith(KERNEL):
+            label = f"{call.kernel} {call.sources[0].name}"
+            runs += placements.scenarios(call, [data[t.name] for t in call.inputs],
+                                         want[call.outputs[0].name], label)
+    return calls, runs
+
+
+def test_pair_conv_matches_tflm_on_host_in_overlapping_arenas(tmp_path, always_fuse):
+    calls, runs = prepared(16)
+    kernels = {c.kernel for c in calls}
+    # a case whose shortcut requantization is not provably exact keeps another kernel
+    assert sum(c.kernel.startswith(KERNEL) for c in calls) >= 0.8 * len(calls), kernels
+    assert {f"{KERNEL}_{suffix(e)}" if e else KERNEL for e in EPILOGUES} <= kernels
+    assert any(r.call.params.get(r.call.reverse_key or "", 0) == 1 for r in runs)
+    assert any(c.kernel == KERNEL and c.params["out_c"] > fast_gemm.PAIR_OUT_MAX for c in calls)
+    failures = placements.run(runs, tmp_path)
+    assert not failures, "\n".join(failures)
+
+
+@on_qemu
+def test_pair_conv_matches_tflm_under_qemu_m4_in_overlapping_arenas(tmp_path, always_fuse):
+    """The assembly loop (mf_pair_blocks) on Cortex-M4F."""
+    calls, runs = prepared(8)
+    assert any(c.kernel == KERNEL for c in calls)
+    failures = placements.run(runs, tmp_path, "qemu-mps2-an386")
+    assert not failures, "\n".join(failures)
+
+
+def test_pair_fits_only_eight_channel_runs_and_a_stage_of_both_pixels():
+    rng = np.random.default_rng(SEED)
+    g = pair_graph(rng, 0)
+    op = g.ops[0]
+    assert fast_gemm.pair_fits(op, "balanced") and not fast_gemm.pair_fits(op, "size")
+    for ic in (8, 16, 36):  # 1x1: too few channels, not a multiple of 8
+        wshape = (4, 1, 1, ic)
+        op.inputs[1] = Tensor("weights", wshape, DType.INT8, op.inputs[1].quant, int8_weights(rng, wshape))
+        assert not fast_gemm.pair_fits(op, "balanced")
