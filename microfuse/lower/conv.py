@@ -67,7 +67,7 @@ def conv2d_s8(op: Op, lw) -> Call:
     weights = np.asarray(w.data, np.int8)  # OHWI, the kernel's layout
     params = dict(conv_window(op, kh, kw), **requant_params(op, w, 0, weights.reshape(oc, -1)),
                   weights=ConstArray("weights", weights))
-    return make_call(pick(CONV_S8, op, lw.level), op, params, lw.core)
+    return make_call(pick(mve.kernels_for(CONV_S8, lw.core), op, lw.level), op, params, lw.core)
 
 
 @lowering("CONV_2D", DType.FLOAT32)

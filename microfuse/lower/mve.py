@@ -27,11 +27,19 @@ MVE_CORES = ("cortex-m55",)  # cores whose fast kernels take the Helium paths (M
 L16 = 64  # mf_gemm16.h MF_L16: the flag in lshift (lshift itself is 1..32)
 GEMM_KERNELS = ("mf_conv2d_s8_gemm", "mf_conv2d_s8_gemm_strided")
 DW_KERNELS = ("mf_dwconv2d_s8_dsp", "mf_dwconv2d_s8_dsp_strided")
+# DSP-assembly kernels that a Helium build runs through the portable GEMM loop, without the
+# 16-lane layout: on a Helium core the lowering skips them for the next kernel of its table
+DSP_ONLY = ("mf_conv2d_s8_pair",)
 PAIR_ORDER = np.array([0, 2, 4, 6, 1, 3, 5, 7])  # a pair of groups' channels: even, then odd
 
 
 def has_mve(core: str | None) -> bool:
     return core in MVE_CORES
+
+
+def kernels_for(table: tuple[str, ...], core: str | None) -> tuple[str, ...]:
+    """A lowering's kernel table for the target core (Helium cores skip the DSP-only kernels)."""
+    return tuple(k for k in table if not (has_mve(core) and k in DSP_ONLY))
 
 
 def gemm16_depth(op: Op) -> int | None:
@@ -80,4 +88,4 @@ def lanes16(params: dict) -> bool:
     return bool(int(params.get("lshift", params.get("k.lshift", 0))) & L16)
 
 
-__all__ = ["MVE_CORES", "L16", "has_mve", "gemm16_depth", "retarget", "dw_pairs", "lanes16"]
+__all__ = ["MVE_CORES", "L16", "has_mve", "kernels_for", "gemm16_depth", "retarget", "dw_pairs", "lanes16"]

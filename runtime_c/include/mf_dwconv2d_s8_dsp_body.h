@@ -68,8 +68,12 @@ MF_HELPER void mf_dw_pixels(const intptr_t *tap, int32_t taps, const int8_t *bas
                             int8_t *dst, int32_t count, int32_t step, int32_t dst_step)
 {
 #if MF_MVE || !MF_ASM_LOOPS /* (the DSP assembly builds, M4 / M7, never get the layout) */
-    if (lshift & MF_L16) { /* the Helium layout (lower/mve.py) */
-        mf_dw_pixel8(tap, taps, base, g0, w, qb, groups, lshift & (MF_L16 - 1), dst);
+    if (lshift & MF_L16) { /* the Helium layout (lower/mve.py), pixel by pixel */
+        int32_t i;
+        for (i = 0; i < count; i++) {
+            mf_dw_pixel8(tap, taps, (const int8_t *)((uintptr_t)base + (uintptr_t)(i * step)), g0, w, qb,
+                         groups, lshift & (MF_L16 - 1), dst + i * dst_step);
+        }
         return;
     }
 #endif

@@ -18,7 +18,8 @@ from microfuse.verify import make_samples
 from tests.conftest import NEEDS_ARM, model
 
 BOARD = "qemu-mps3-an547"
-MODELS = {"kws": "mlperf_kws_dscnn_int8", "ic": "mlperf_ic_resnet8_int8"}
+MODELS = {"kws": "mlperf_kws_dscnn_int8", "ic": "mlperf_ic_resnet8_int8",
+          "vww": "mlperf_vww_mobilenetv1_96_int8"}  # VWW: depthwise runs of interior pixels
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +28,8 @@ def libs(tmp_path_factory):
     for name, stem in MODELS.items():
         lib = tmp_path_factory.mktemp(name) / "lib"
         compiled = build(model(stem), lib, Options(name=name, board=BOARD))
-        assert sum(mve.lanes16(c.params) for c in compiled.calls) >= 4  # the Helium layouts are taken
+        calls = [b for c in compiled.calls for b in (c.bands.values() if hasattr(c, "bands") else [c])]
+        assert sum(mve.lanes16(c.params) for c in calls) >= 4  # the Helium layouts are taken (cascades' bands too)
         out[name] = (lib, compiled.graph)
     return out
 
