@@ -43,9 +43,10 @@ def test_fire_module_wins_with_the_fast_kernels_writing_strided_slices():
     small = compile_model(graph, SIZE)
     assert len(small.calls) == 4 and small.plan.arena_bytes == 396  # from 576
     # the fast GEMM kernels take an out_stride, so the copy simply goes away; under balanced the
-    # strided entry point's measured code (lower/code_bytes.json) outweighs 180 B of arena here
+    # strided entry point's measured code (lower/code_bytes.json: +962 B) is weighed against the
+    # 180 B of arena and the instructions it saves, and wins
     [d] = concat_decisions(graph, "balanced")
-    assert d["decision"] == "declined" and "flash +1," in d["reason"]
+    assert d["decision"] == "fused" and "arena peak -180 B, flash +962 B" in d["reason"]
     [d] = concat_decisions(graph, "speed")
     assert d["decision"] == "fused" and d["reason"].startswith("2 slices (2 strided): wins for speed")
     fast = compile_model(graph, SPEED)

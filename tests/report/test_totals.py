@@ -52,7 +52,7 @@ def test_mlperf_totals_bench_and_tflm_card(name, tmp_path, capsys):
     assert m4["flash_bytes"] == m4["code_bytes"] + m4["constants_bytes"] + m4["data_bytes"]
     assert m4["ram_bytes"] == rep["arena_bytes"] + m4["data_bytes"] + m4["bss_bytes"] + m4["stack_bytes"]
     assert m4["constants_bytes"] >= rep["constants"]["bytes"] == rep["weights_bytes"]
-    assert 200 < m4["stack_bytes"] < 4096
+    assert 100 < m4["stack_bytes"] < 4096  # (AD: 132 B)
     # the bench painted the stack: that figure replaces the call-graph bound, which covers it
     assert m4["stack_source"] == "painted under qemu-mps2-an386 during the bench"
     assert m4["stack_bytes"] == rep["bench"]["stack_bytes"] <= m4["stack_bound_bytes"]
