@@ -18,6 +18,8 @@
 #ifndef MF_GEMM16_H
 #define MF_GEMM16_H
 
+#include "mf_gemm_mve.h" /* MF_GEMM_MVE_REQUANT */
+
 #define MF_L16 64 /* lshift flag: the weights are in the 16-lane layout (lshift itself is 1..32) */
 
 /* acc_c += x . w_c for the four channels of a block over n16 chunks; *wp advances past them. */
@@ -59,8 +61,8 @@ MF_INLINE void mf_dot16(const int8_t *x, int32_t n16, const int8_t **wp, mf_acc4
 
 #if MF_MVE && defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__) && !defined(MF_NO_ASM_LOOPS)
 /* The chunk loop (10 instructions per 16 window values of four channels; DLS / LE with lr
- * turns set) and the requantization of the four sums (mf_mve_requant4 with the block's table
- * at q, stored at d). VMLADAVA accumulates into even registers only ("Te"). */
+ * turns set); the four sums are requantized by mf_gemm_mve.h's MF_GEMM_MVE_REQUANT (the
+ * block's table at q, stored at d). VMLADAVA accumulates into even registers only ("Te"). */
 #define MF_G16_CHUNKS                               \
     "1:\n\t"                                        \
     "vldrb.8 %q[xv], [%[x]], #16\n\t"               \
@@ -73,24 +75,6 @@ MF_INLINE void mf_dot16(const int8_t *x, int32_t n16, const int8_t **wp, mf_acc4
     "vldrb.8 %q[wv], [%[w]], #16\n\t"               \
     "vmladava.s8 %[a3], %q[xv], %q[wv]\n\t"         \
     "le lr, 1b\n\t"
-#define MF_G16_REQUANT                              \
-    "vmov.32 %q[xv][0], %[a0]\n\t"                  \
-    "vmov.32 %q[xv][1], %[a1]\n\t"                  \
-    "vmov.32 %q[xv][2], %[a2]\n\t"                  \
-    "vmov.32 %q[xv][3], %[a3]\n\t"                  \
-    "vshl.s32 %q[xv], %q[xv], %q[ls]\n\t"           \
-    "vldrw.u32 %q[wv], [%[q], #16]\n\t"             \
-    "vrmulh.s32 %q[wv], %q[xv], %q[wv]\n\t"         \
-    "vldrw.u32 %q[t], [%[q], #32]\n\t"              \
-    "vadd.i32 %q[wv], %q[wv], %q[t]\n\t"            \
-    "vshr.s32 %q[xv], %q[xv], #31\n\t"              \
-    "vadd.i32 %q[wv], %q[wv], %q[xv]\n\t"           \
-    "vldrw.u32 %q[t], [%[q], #48]\n\t"              \
-    "vneg.s32 %q[t], %q[t]\n\t"                     \
-    "vshl.s32 %q[wv], %q[wv], %q[t]\n\t"            \
-    "vmax.s32 %q[wv], %q[wv], %q[lo]\n\t"           \
-    "vmin.s32 %q[wv], %q[wv], %q[hi]\n\t"           \
-    "vstrb.32 %q[wv], [%[d]], #4\n\t"
 #define MF_G16_OUT                                                                          \
     [a0] "=&Te"(a0), [a1] "=&Te"(a1), [a2] "=&Te"(a2), [a3] "=&Te"(a3), [x] "=&r"(x),       \
     [w] "+r"(w), [q] "+r"(qb), [d] "+r"(dst), [c] "+r"(c), [xv] "=&w"(xv), [wv] "=&w"(wv), \
@@ -111,7 +95,7 @@ MF_INLINE void mf_g16_blocks1(const int8_t *x0, int32_t n16, const int8_t *w, co
                      "mov %[x], %[x0]\n\t"
                      "dls lr, %[n]\n\t"
                      MF_G16_CHUNKS
-                     MF_G16_REQUANT
+                     MF_GEMM_MVE_REQUANT
                      "adds %[q], %[q], #64\n\t"
                      "subs %[c], %[c], #1\n\t"
                      "bne 2b\n\t"
@@ -142,7 +126,7 @@ MF_INLINE void mf_g16_blocks(const mf_seg *segs, int32_t nseg, const int8_t *bas
                      MF_G16_CHUNKS
                      "cmp %[r], %[end]\n\t"
                      "bne 3b\n\t"
-                     MF_G16_REQUANT
+                     MF_GEMM_MVE_REQUANT
                      "adds %[q], %[q], #64\n\t"
                      "subs %[c], %[c], #1\n\t"
                      "bne 2b\n\t"
@@ -152,12 +136,12 @@ MF_INLINE void mf_g16_blocks(const mf_seg *segs, int32_t nseg, const int8_t *bas
                      : "lr", "cc", "memory");
 }
 #undef MF_G16_CHUNKS
-#undef MF_G16_REQUANT
 #undef MF_G16_OUT
 #define MF_G16_ASM 1
 #else
 #define MF_G16_ASM 0
 #endif
+#undef MF_GEMM_MVE_REQUANT /* (defined by mf_gemm_mve.h for this file too) */
 
 /* mf_fast_blocks (same contract) over the 16-lane layout; lshift without the flag. */
 MF_INLINE void mf_fast_blocks16(const mf_seg *segs, int32_t nseg, const int8_t *base, const uint32_t *w,

@@ -234,8 +234,7 @@ MF_INLINE void mf_fast_blocks_mve(const mf_seg *segs, int32_t nseg, const int8_t
     }
 }
 #if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__)
-#undef MF_GEMM_MVE_CHUNKS
-#undef MF_GEMM_MVE_REQUANT
+#undef MF_GEMM_MVE_CHUNKS /* (MF_GEMM_MVE_REQUANT stays for mf_gemm16.h, which undefines it) */
 #endif
 #endif
 
