@@ -12,7 +12,7 @@ from .common import requant_params
 from .kernels import WINDOW, KernelSpec, declare
 
 PAIR_OUT_MAX = 128  # mf_conv2d_s8_pair_body.h MF_PAIR_OUT_MAX: output channels of the stage
-PAIR_WIDE = 144  # MF_PAIR_WIDE: window values of a pixel in the sign-extended buffer; a bigger
+PAIR_WIDE = 576  # MF_PAIR_WIDE: window values of a pixel in the sign-extended buffer; a bigger
 # window runs pixel by pixel (mf_fast_blocks, as mf_conv2d_s8_gemm): one kernel, one fused variant
 # In-channel bounds: the two-pixel loop pays per pass what a 1x1 conv on 8 or 16 channels cannot
 # amortise (those, and first layers, are the small-channel kernels'); a bigger window can.

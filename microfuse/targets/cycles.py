@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ CYCLE_MODELS = {"cortex-m4f": "cortex-m4", "cortex-m4": "cortex-m4"}
 MODEL_NOTE = "estimated Cortex-M4 cycles, zero wait states (docs/cycle-model.md)"
 MARK_SYMBOL = "mf_timer_ticks"  # the harness reads the timer around invoke() and after each call
 BUILD_TIMEOUT_S = 120
+PROFILE_ENV = "MICROFUSE_CYCLE_PROFILE"  # a path: the plugin writes cycles per block there
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,12 @@ def plugin_args(elf: Path, out: Path, symbol: str = MARK_SYMBOL) -> list[str]:
     function `symbol` is entered."""
     def opt(value: object) -> str:
         return str(value).replace(",", ",,")  # QEMU's option syntax escapes a comma by doubling it
-    return ["-plugin", f"{opt(plugin_path())},out={opt(out)},mark={mark_address(elf, symbol):#x}"]
+    args = f"{opt(plugin_path())},out={opt(out)},mark={mark_address(elf, symbol):#x}"
+    profile = os.environ.get(PROFILE_ENV)
+    if profile:  # a developer's profile (bench/profile.py): cycles per block, and the firmware
+        shutil.copyfile(elf, profile + ".elf")
+        args += f",profile={opt(profile)}"
+    return ["-plugin", args]
 
 
 class MarkReader:
