@@ -1,19 +1,23 @@
 """mf_conv2d_s8_pair: CONV_2D int8 two output pixels at a time (mf_conv2d_s8_pair_body.h).
 
-It shares mf_conv2d_s8_gemm's params, weight layout and channel table (lower/fast.py), and takes
-the convs on whole 8-value chunks whose channels fit its stage of both pixels (or that need no
-stage); it pairs pixels when their window fits its sign-extended buffer."""
+It shares mf_conv2d_s8_gemm's params and channel table (lower/fast.py) but has its own weight
+layout (pair_weights: per 4 window values, two words per half, each two channels' bytes), and
+takes the convs on whole 8-value chunks whose window fits its sign-extended buffer and whose
+channels fit its stage of both pixels (or that need no stage)."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..ir import Op
 from . import fast
+from .call import ConstArray
 from .common import requant_params
 from .kernels import WINDOW, KernelSpec, declare
 
 PAIR_OUT_MAX = 128  # mf_conv2d_s8_pair_body.h MF_PAIR_OUT_MAX: output channels of the stage
-PAIR_WIDE = 576  # MF_PAIR_WIDE: window values of a pixel in the sign-extended buffer; a bigger
-# window runs pixel by pixel (mf_fast_blocks, as mf_conv2d_s8_gemm): one kernel, one fused variant
+PAIR_WIDE = 576  # MF_PAIR_WIDE: window values of a pixel in the sign-extended buffer (every pixel
+# goes through it, a lone one in both halves: a bigger window keeps mf_conv2d_s8_gemm)
 # In-channel bounds: the two-pixel loop pays per pass what a 1x1 conv on 8 or 16 channels cannot
 # amortise (those, and first layers, are the small-channel kernels'); a bigger window can.
 MIN_IN_C_1X1, MIN_IN_C = 32, 16
@@ -25,7 +29,8 @@ def pair_fits(op: Op, level: str) -> bool:
     which this kernel shares)."""
     _, kh, kw, ic = op.inputs[1].shape
     least = MIN_IN_C_1X1 if kh * kw == 1 else MIN_IN_C
-    if ic % 8 or ic < least or op.attrs.dilation_w != 1 or not fast.conv_gemm_fits(op, level):
+    if ic % 8 or ic < least or kh * kw * ic > PAIR_WIDE or op.attrs.dilation_w != 1 \
+            or not fast.conv_gemm_fits(op, level):
         return False
     return op.outputs[0].shape[-1] <= PAIR_OUT_MAX or unstaged(op)
 
@@ -38,10 +43,28 @@ def unstaged(op: Op) -> bool:
     return not op.fused and not fields["clamp"] and op.outputs[0].shape[-1] % 4 == 0
 
 
+def pair_weights(taps: np.ndarray) -> np.ndarray:
+    """int8 weights [channels, depth] (depth % 8 == 0) -> mf_pair_blocks' words: channels in blocks
+    of 4 (zero channels pad the last), per block per 4 window values v0..v3 four words, for the
+    even values (v0, v2) then the odd ones (v1, v3), channels 0-1 then 2-3, each word's bytes
+    [c v, c' v, c v+2, c' v+2]: SXTB16 gives channel c's int16 pair, SXTB16 ROR 8 channel c''s,
+    to multiply the buffer's (v, v+2) pairs of both pixels."""
+    w = fast.pad_to(np.asarray(taps, np.int8), 0, 4)
+    nb, depth = w.shape[0] // 4, w.shape[1]
+    # axes (block, channel pair, channel in pair, group of 4 values, value pair k, half h): v = 2k + h
+    w = w.reshape(nb, 2, 2, depth // 4, 2, 2).transpose(0, 3, 5, 1, 4, 2)
+    return fast.words(w)
+
+
+def pair_prepare(op: Op, ref: dict) -> dict:
+    params = fast.conv_gemm_prepare(op, ref)
+    return {**params, "weights": ConstArray("weights", pair_weights(fast.conv_taps(op)))}
+
+
 MAC_COST = 1.2
 _FILE, _EP_FILE = "mf_conv2d_s8_pair.c", "mf_conv2d_s8_pair_ep.c"
 declare({}, KernelSpec("mf_conv2d_s8_pair", "mf_conv2d_s8_gemm_params", _FILE,
-                       fits=fast.dense(pair_fits), prepare=fast.conv_gemm_prepare, reversible=True,
+                       fits=fast.dense(pair_fits), prepare=pair_prepare, reversible=True,
                        mac_cost=MAC_COST, access=WINDOW),
         *(KernelSpec(f"mf_conv2d_s8_pair_{v}", "mf_conv2d_s8_gemm_ep_params", _EP_FILE,
                      base="mf_conv2d_s8_pair", variant=v, reversible=True, mac_cost=MAC_COST,

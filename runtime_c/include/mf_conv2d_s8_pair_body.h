@@ -30,174 +30,167 @@
 #define MF_PAIR_OUT_MAX 128 /* output channels of a pixel (the stage holds two pixels) */
 #define MF_PAIR_WIDE 576    /* window values of a pixel (the buffer holds both, as int16) */
 
-/* Helium has its own gemm loop; an Arm core without the DSP extension (M0, M3) would emulate the
- * SXTB16 / SMLAD the pair loop saves: both run mf_conv2d_s8_gemm's loop. (The host runs the
- * portable pair loop: the tests.) */
-#if MF_MVE || (defined(__ARM_ARCH) && !MF_DSP)
-#define MF_PAIR_LOOP 0
-#else
-#define MF_PAIR_LOOP 1
-#endif
 
-#if MF_PAIR_LOOP
-
-/* The state of mf_pair_blocks's loop (the assembly reads it by offset: keep the order). */
+/* The state of mf_pair_blocks's loop (the assembly copies it to its frame by offset: keep the
+ * order). */
 typedef struct {
     const uint32_t *wide; /* 0: both windows sign-extended, per 4 values [A even, A odd, B even,
                              B odd] */
-    int32_t n8;           /* 4: 8-value chunks of a window */
-    const uint32_t *w;    /* 8: the block's weights */
-    const int32_t *qb;    /* 12: the block's table */
-    int32_t lshift;       /* 16 */
-    int8_t *sta, *stb;    /* 20, 24: where the block's values go */
-    int32_t blocks;       /* 28: blocks left */
-    int32_t wstep;        /* 32: weight bytes per block */
+    const uint32_t *end;  /* 4: its end (wide + depth) */
+    const int32_t *qb;    /* 8: the first block's table */
+    int8_t *sta;          /* 12: where pixel A's first block goes */
+    int32_t delta;        /* 16: bytes from pixel A's values to B's (0: a lone pixel, B = A) */
+    int32_t lshift;       /* 20 */
+    int32_t blocks;       /* 24: blocks of 4 channels (>= 1) */
+    const uint32_t *w;    /* 28: the first block's weights (mf_pair_weights' layout) */
 } mf_pair_ctx;
 
 #if MF_ASM_LOOPS
-/* Four values of both pixels (buffer words la..ld) and two channels (weight words lw, lr):
- * 6 loads, 4 SXTB16, 8 SMLAD. */
-#define MF_PAIR4(la, lb, lc, ld, lw, lr)                                                        \
-    la "\n\t" lb "\n\t" lc "\n\t" ld "\n\t" lw "\n\t" lr "\n\t"                                 \
-    "sxtb16 %[wo], %[we], ror #8\n\t"                                                           \
-    "sxtb16 %[we], %[we]\n\t"                                                                   \
-    "smlad %[a0], %[ea], %[we], %[a0]\n\t"                                                      \
-    "smlad %[b0], %[eb], %[we], %[b0]\n\t"                                                      \
-    "smlad %[a0], %[oa], %[wo], %[a0]\n\t"                                                      \
-    "smlad %[b0], %[ob], %[wo], %[b0]\n\t"                                                      \
-    "sxtb16 %[wo], %[wr], ror #8\n\t"                                                           \
-    "sxtb16 %[wr], %[wr]\n\t"                                                                   \
-    "smlad %[a1], %[ea], %[wr], %[a1]\n\t"                                                      \
-    "smlad %[b1], %[eb], %[wr], %[b1]\n\t"                                                      \
-    "smlad %[a1], %[oa], %[wo], %[a1]\n\t"                                                      \
-    "smlad %[b1], %[ob], %[wo], %[b1]\n\t"
-/* One chunk of 8 values (32 MACs): the buffer's 32 bytes, the pair's 4 words of the chunk's
- * [4 channels][8 values] (bytes 0, 4, 8, 12), both pointers post-incremented by the first loads. */
-#define MF_PAIR_BODY                                                                            \
-    MF_PAIR4("ldr %[ea], [%[p]], #32", "ldr %[oa], [%[p], #-28]", "ldr %[eb], [%[p], #-24]",    \
-             "ldr %[ob], [%[p], #-20]", "ldr %[we], [%[w]], #32", "ldr %[wr], [%[w], #-24]")    \
-    MF_PAIR4("ldr %[ea], [%[p], #-16]", "ldr %[oa], [%[p], #-12]", "ldr %[eb], [%[p], #-8]",    \
-             "ldr %[ob], [%[p], #-4]", "ldr %[we], [%[w], #-28]", "ldr %[wr], [%[w], #-20]")
-/* Requantize accumulators a, b (the table's channels at word offset off / 4 - 4, + 1; table w,
- * shift n). */
-#define MF_PAIR_RQ2(a, b, off)                                    \
-    "ldrd %[oa], %[ob], [%[w], #" #off "]\n\t"                    \
-    "ldrd %[we], %[wo], [%[w], #(" #off " + 16)]\n\t"             \
-    "lsl %[" a "], %[" a "], %[n]\n\t"                            \
-    "lsl %[" b "], %[" b "], %[n]\n\t"                            \
-    "smmlar %[we], %[" a "], %[oa], %[we]\n\t"                    \
-    "smmlar %[wo], %[" b "], %[ob], %[wo]\n\t"                    \
-    "add %[we], %[we], %[" a "], asr #31\n\t"                     \
-    "add %[wo], %[wo], %[" b "], asr #31\n\t"                     \
-    "ldrd %[oa], %[ob], [%[w], #(" #off " + 32)]\n\t"             \
-    "asr %[we], %[we], %[oa]\n\t"                                 \
-    "asr %[wo], %[wo], %[ob]\n\t"                                 \
-    "ssat %[" a "], #8, %[we]\n\t"                                \
-    "ssat %[" b "], #8, %[wo]\n\t"
+/* Two of four values of both pixels (buffer words la, lb: even or odd halves) and the four
+ * channels (weight words lw, lr: channels 0-1, 2-3): 4 loads, 4 SXTB16, 8 SMLAD. */
+#define MF_PAIR_HALF(la, lb, lw, lr)                                                            \
+    la "\n\t" lb "\n\t" lw "\n\t"                                                               \
+    "sxtb16 %[u], %[t], ror #8\n\t"                                                             \
+    "sxtb16 %[t], %[t]\n\t"                                                                     \
+    "smlad %[a0], %[x], %[t], %[a0]\n\t"                                                        \
+    "smlad %[b0], %[y], %[t], %[b0]\n\t"                                                        \
+    "smlad %[a1], %[x], %[u], %[a1]\n\t"                                                        \
+    "smlad %[b1], %[y], %[u], %[b1]\n\t" lr "\n\t"                                              \
+    "sxtb16 %[u], %[t], ror #8\n\t"                                                             \
+    "sxtb16 %[t], %[t]\n\t"                                                                     \
+    "smlad %[a2], %[x], %[t], %[a2]\n\t"                                                        \
+    "smlad %[b2], %[y], %[t], %[b2]\n\t"                                                        \
+    "smlad %[a3], %[x], %[u], %[a3]\n\t"                                                        \
+    "smlad %[b3], %[y], %[u], %[b3]\n\t"
+/* One chunk of 8 values (64 MACs): the buffer's 32 bytes [A even, A odd, B even, B odd] per 4
+ * values, the weights' 32 (per 4 values: even channels 0-1, 2-3, odd 0-1, 2-3); both pointers
+ * post-incremented by the first loads. */
+#define MF_PAIR_CHUNK                                                                           \
+    MF_PAIR_HALF("ldr %[x], [%[p]], #32", "ldr %[y], [%[p], #-24]", "ldr %[t], [%[w]], #32",    \
+                 "ldr %[t], [%[w], #-28]")                                                      \
+    MF_PAIR_HALF("ldr %[x], [%[p], #-28]", "ldr %[y], [%[p], #-20]", "ldr %[t], [%[w], #-24]",  \
+                 "ldr %[t], [%[w], #-20]")                                                      \
+    MF_PAIR_HALF("ldr %[x], [%[p], #-16]", "ldr %[y], [%[p], #-8]", "ldr %[t], [%[w], #-16]",   \
+                 "ldr %[t], [%[w], #-12]")                                                      \
+    MF_PAIR_HALF("ldr %[x], [%[p], #-12]", "ldr %[y], [%[p], #-4]", "ldr %[t], [%[w], #-8]",    \
+                 "ldr %[t], [%[w], #-4]")
+/* Requantize channel j of both pixels (accumulators a, b): table p, left shift w (mult x, round
+ * y, right shift t, u a temporary). */
+#define MF_PAIR_RQ(a, b, j)                                       \
+    "ldr %[x], [%[p], #(16 + 4 * " #j ")]\n\t"                    \
+    "ldr %[y], [%[p], #(32 + 4 * " #j ")]\n\t"                    \
+    "ldr %[t], [%[p], #(48 + 4 * " #j ")]\n\t"                    \
+    "lsl %[" a "], %[" a "], %[w]\n\t"                            \
+    "lsl %[" b "], %[" b "], %[w]\n\t"                            \
+    "smmlar %[u], %[" a "], %[x], %[y]\n\t"                       \
+    "smmlar %[y], %[" b "], %[x], %[y]\n\t"                       \
+    "add %[u], %[u], %[" a "], asr #31\n\t"                       \
+    "add %[y], %[y], %[" b "], asr #31\n\t"                       \
+    "asr %[u], %[u], %[t]\n\t"                                    \
+    "asr %[y], %[y], %[t]\n\t"                                    \
+    "ssat %[" a "], #8, %[u]\n\t"                                 \
+    "ssat %[" b "], #8, %[y]\n\t"
 #endif
 
-/* Every block of four channels of a pixel pair (c->wide): the accumulators start at the biases,
- * take a pass per channel pair over the window's chunks, are requantized and stored at
- * c->sta[0 .. 4 blocks) and c->stb. c->blocks >= 1, c->n8 >= 1. */
-MF_HELPER void mf_pair_blocks(mf_pair_ctx *c)
+/* Every block of four channels of a pixel pair (c->wide): eight accumulators (both pixels' four
+ * channels) start at the biases, take one pass over the window's chunks, are requantized, and
+ * each pixel's four values are stored as one word, B's (at c->sta + c->delta) first, then A's
+ * (c->sta), the block's 4 bytes on. c->blocks >= 1, at least one chunk. */
+MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
 {
 #if MF_ASM_LOOPS
-    /* Frame: [sp] c, [sp, #4] the pass's byte offset (0: channels 0-1, 16: channels 2-3),
-     * [sp, #8] the first pass's accumulators. Per block beside the chunks: ~50 instructions. */
-    int32_t a0, a1, b0, b1;
-    const uint32_t *p, *w;
-    uint32_t n = (uint32_t)(uintptr_t)c, ea, oa, eb, ob, we, wo, wr;
+    /* All 14 registers in the loop: the context is copied into a frame below the stack pointer
+     * ([4] the window's end, [8] the block's table, [12] A's next store, [28] the weights while
+     * requantizing). Per block beside the chunks: ~70 instructions. */
+    int32_t a0, a1, a2, a3, b0, b1, b2, b3;
+    const uint32_t *p = (const uint32_t *)(const void *)c, *w; /* first the context */
+    uint32_t x, y, t, u;
     __asm__ volatile(
-        "sub sp, sp, #24\n\t"
-        "str %[n], [sp]\n\t"
+        "sub sp, sp, #32\n\t"
+        "ldrd %[x], %[y], [%[p], #0]\n\t"
+        "strd %[x], %[y], [sp, #0]\n\t"
+        "ldrd %[x], %[y], [%[p], #8]\n\t"
+        "strd %[x], %[y], [sp, #8]\n\t"
+        "ldrd %[x], %[y], [%[p], #16]\n\t"
+        "strd %[x], %[y], [sp, #16]\n\t"
+        "ldrd %[x], %[y], [%[p], #24]\n\t"
+        "strd %[x], %[y], [sp, #24]\n\t"
+        "mov %[w], %[y]\n\t"
         "10:\n\t" /* block */
-        "movs %[ea], #0\n\t"
-        "str %[ea], [sp, #4]\n\t"
-        "20:\n\t" /* pass */
-        "ldr %[ea], [sp]\n\t"
-        "ldrd %[p], %[n], [%[ea]]\n\t"
-        "ldrd %[w], %[oa], [%[ea], #8]\n\t"
-        "ldr %[eb], [sp, #4]\n\t"
-        "add %[w], %[w], %[eb]\n\t"
-        "add %[oa], %[oa], %[eb], lsr #1\n\t"
-        "ldrd %[a0], %[a1], [%[oa]]\n\t"
+        "ldr %[t], [sp, #8]\n\t"
+        "ldrd %[a0], %[a1], [%[t]]\n\t"
+        "ldrd %[a2], %[a3], [%[t], #8]\n\t"
+        "ldrd %[p], %[x], [sp, #0]\n\t"
         "mov %[b0], %[a0]\n\t"
         "mov %[b1], %[a1]\n\t"
-        "lsrs %[n], %[n], #1\n\t" /* two chunks a turn; an odd count enters at the second */
-        "bcc 21f\n\t"
-        "adds %[n], %[n], #1\n\t"
-        "b 22f\n\t"
-        "21:\n\t" MF_PAIR_BODY
-        "22:\n\t" MF_PAIR_BODY
-        "subs %[n], %[n], #1\n\t"
+        "mov %[b2], %[a2]\n\t"
+        "mov %[b3], %[a3]\n\t"
+        "sub %[x], %[x], %[p]\n\t"
+        "tst %[x], #32\n\t" /* two chunks a turn; an odd count enters at the second */
+        "bne 22f\n\t"
+        "21:\n\t" MF_PAIR_CHUNK
+        "22:\n\t" MF_PAIR_CHUNK
+        "ldr %[x], [sp, #4]\n\t"
+        "cmp %[p], %[x]\n\t"
         "bne 21b\n\t"
-        "ldr %[ea], [sp, #4]\n\t"
-        "cmp %[ea], #0\n\t"
-        "bne 30f\n\t"
-        "strd %[a0], %[a1], [sp, #8]\n\t"
-        "strd %[b0], %[b1], [sp, #16]\n\t"
-        "movs %[ea], #16\n\t"
-        "str %[ea], [sp, #4]\n\t"
-        "b 20b\n\t"
-        "30:\n\t" /* requantize: A channels 0-1 in p, wr; B's in ea, eb; 2-3 in a0, a1, b0, b1 */
-        "ldrd %[p], %[wr], [sp, #8]\n\t"
-        "ldrd %[ea], %[eb], [sp, #16]\n\t"
-        "ldr %[w], [sp]\n\t"
-        "ldrd %[w], %[n], [%[w], #12]\n\t" /* table, left shift */
-        MF_PAIR_RQ2("p", "wr", 16) MF_PAIR_RQ2("a0", "a1", 24)
-        MF_PAIR_RQ2("ea", "eb", 16) MF_PAIR_RQ2("b0", "b1", 24)
-        "ldr %[n], [sp]\n\t"
-        "ldrd %[oa], %[ob], [%[n], #20]\n\t"
-        "strb %[p], [%[oa]], #1\n\t"
-        "strb %[wr], [%[oa]], #1\n\t"
-        "strb %[a0], [%[oa]], #1\n\t"
-        "strb %[a1], [%[oa]], #1\n\t"
-        "strb %[ea], [%[ob]], #1\n\t"
-        "strb %[eb], [%[ob]], #1\n\t"
-        "strb %[b0], [%[ob]], #1\n\t"
-        "strb %[b1], [%[ob]], #1\n\t"
-        "strd %[oa], %[ob], [%[n], #20]\n\t"
-        "ldrd %[p], %[wr], [%[n], #8]\n\t"   /* w, qb */
-        "ldrd %[ea], %[eb], [%[n], #28]\n\t" /* blocks left, wstep */
-        "add %[p], %[p], %[eb]\n\t"
-        "add %[wr], %[wr], #64\n\t"
-        "strd %[p], %[wr], [%[n], #8]\n\t"
-        "subs %[ea], %[ea], #1\n\t"
-        "str %[ea], [%[n], #28]\n\t"
+        "str %[w], [sp, #28]\n\t"
+        "ldr %[p], [sp, #8]\n\t"
+        "ldr %[w], [sp, #20]\n\t"
+        MF_PAIR_RQ("a0", "b0", 0) MF_PAIR_RQ("a1", "b1", 1)
+        MF_PAIR_RQ("a2", "b2", 2) MF_PAIR_RQ("a3", "b3", 3)
+        "bfi %[a0], %[a1], #8, #8\n\t"
+        "bfi %[b0], %[b1], #8, #8\n\t"
+        "bfi %[a0], %[a2], #16, #8\n\t"
+        "bfi %[b0], %[b2], #16, #8\n\t"
+        "bfi %[a0], %[a3], #24, #8\n\t"
+        "bfi %[b0], %[b3], #24, #8\n\t"
+        "add %[p], %[p], #64\n\t"
+        "str %[p], [sp, #8]\n\t"
+        "ldrd %[x], %[y], [sp, #12]\n\t" /* A's store, B's distance */
+        "str %[b0], [%[x], %[y]]\n\t"
+        "str %[a0], [%[x]], #4\n\t"
+        "str %[x], [sp, #12]\n\t"
+        "ldr %[w], [sp, #28]\n\t"
+        "ldr %[x], [sp, #24]\n\t"
+        "subs %[x], %[x], #1\n\t"
+        "str %[x], [sp, #24]\n\t"
         "bne 10b\n\t"
-        "add sp, sp, #24\n\t"
-        : [a0] "=&r"(a0), [a1] "=&r"(a1), [b0] "=&r"(b0), [b1] "=&r"(b1), [p] "=&r"(p), [w] "=&r"(w),
-          [n] "+r"(n), [ea] "=&r"(ea), [oa] "=&r"(oa), [eb] "=&r"(eb), [ob] "=&r"(ob), [we] "=&r"(we),
-          [wo] "=&r"(wo), [wr] "=&r"(wr)
+        "add sp, sp, #32\n\t"
+        : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [b0] "=&r"(b0), [b1] "=&r"(b1),
+          [b2] "=&r"(b2), [b3] "=&r"(b3), [p] "+r"(p), [w] "=&r"(w), [x] "=&r"(x), [y] "=&r"(y),
+          [t] "=&r"(t), [u] "=&r"(u)
         :
         : "cc", "memory");
 #else
     const uint32_t *wb = c->w;
     const int32_t *qb = c->qb;
-    int8_t *sta = c->sta, *stb = c->stb;
-    int32_t b, h, k;
-    for (b = 0; b < c->blocks; b++, qb += MF_Q_WORDS, sta += 4, stb += 4, wb += c->wstep / 4) {
+    int8_t *sta = c->sta;
+    int32_t b, h, j;
+    for (b = 0; b < c->blocks; b++, qb += MF_Q_WORDS, sta += 4) {
+        const uint32_t *x;
         int32_t acc[2][4];
         mf_acc4 A, B;
-        for (h = 0; h < 2; h++) {
-            const uint32_t *x = c->wide, *w = wb + 4 * h; /* the pair's words of the first chunk */
-            int32_t *a = acc[h];
-            a[0] = a[2] = qb[MF_Q_BIAS + 2 * h];
-            a[1] = a[3] = qb[MF_Q_BIAS + 2 * h + 1];
-            for (k = 0; k < 2 * c->n8; k++, x += 4) { /* 4 values: word k % 2 of chunk k / 2 */
-                const uint32_t w0 = w[8 * (k / 2) + k % 2], w1 = w[8 * (k / 2) + 2 + k % 2];
-                a[0] = mf_smlad(x[1], mf_sxtb16_ror8(w0), mf_smlad(x[0], mf_sxtb16(w0), a[0]));
-                a[1] = mf_smlad(x[1], mf_sxtb16_ror8(w1), mf_smlad(x[0], mf_sxtb16(w1), a[1]));
-                a[2] = mf_smlad(x[3], mf_sxtb16_ror8(w0), mf_smlad(x[2], mf_sxtb16(w0), a[2]));
-                a[3] = mf_smlad(x[3], mf_sxtb16_ror8(w1), mf_smlad(x[2], mf_sxtb16(w1), a[3]));
+        for (j = 0; j < 4; j++) {
+            acc[0][j] = acc[1][j] = qb[MF_Q_BIAS + j];
+        }
+        for (x = c->wide; x < c->end; x += 4, wb += 4) { /* 4 values: [A even, A odd, B even, B odd] */
+            for (h = 0; h < 2; h++) { /* even, odd halves: weights [h][channels 0-1, 2-3] */
+                for (j = 0; j < 2; j++) {
+                    const uint32_t e = mf_sxtb16(wb[2 * h + j]), o = mf_sxtb16_ror8(wb[2 * h + j]);
+                    acc[0][2 * j] = mf_smlad(x[h], e, acc[0][2 * j]);
+                    acc[0][2 * j + 1] = mf_smlad(x[h], o, acc[0][2 * j + 1]);
+                    acc[1][2 * j] = mf_smlad(x[2 + h], e, acc[1][2 * j]);
+                    acc[1][2 * j + 1] = mf_smlad(x[2 + h], o, acc[1][2 * j + 1]);
+                }
             }
         }
-        A.a0 = acc[0][0], A.a1 = acc[0][1], A.a2 = acc[1][0], A.a3 = acc[1][1];
-        B.a0 = acc[0][2], B.a1 = acc[0][3], B.a2 = acc[1][2], B.a3 = acc[1][3];
+        A.a0 = acc[0][0], A.a1 = acc[0][1], A.a2 = acc[0][2], A.a3 = acc[0][3];
+        B.a0 = acc[1][0], B.a1 = acc[1][1], B.a2 = acc[1][2], B.a3 = acc[1][3];
         mf_fast_requant4(&A, qb, c->lshift);
         mf_fast_requant4(&B, qb, c->lshift);
+        sta[c->delta] = (int8_t)B.a0, sta[c->delta + 1] = (int8_t)B.a1;
+        sta[c->delta + 2] = (int8_t)B.a2, sta[c->delta + 3] = (int8_t)B.a3;
         sta[0] = (int8_t)A.a0, sta[1] = (int8_t)A.a1, sta[2] = (int8_t)A.a2, sta[3] = (int8_t)A.a3;
-        stb[0] = (int8_t)B.a0, stb[1] = (int8_t)B.a1, stb[2] = (int8_t)B.a2, stb[3] = (int8_t)B.a3;
     }
 #endif
 }
@@ -283,15 +276,11 @@ MF_INLINE void mf_pair_store(const mf_conv2d_s8_gemm_params *p, const mf_epilogu
                    p->reverse);
 }
 
-#endif /* MF_PAIR_LOOP */
 
 MF_INLINE void mf_conv2d_s8_pair_body(const mf_conv2d_s8_gemm_params *p, const mf_epilogue_s8 *e,
                                       const mf_fast_addsub *aq, int kind, const int8_t *input,
                                       const int8_t *res, int8_t *output)
 {
-#if !MF_PAIR_LOOP
-    mf_conv2d_s8_gemm_loop(p, e, aq, kind, input, res, output, 0);
-#else
     const int32_t total = p->batches * p->out_h * p->out_w;
     const int32_t step = p->reverse ? -1 : 1;
     uint32_t stage[2][MF_PAIR_OUT_MAX / 4];
@@ -305,9 +294,11 @@ MF_INLINE void mf_conv2d_s8_pair_body(const mf_conv2d_s8_gemm_params *p, const m
     mf_pair_ctx ctx;
     int32_t k = 0;
     ctx.wide = wide;
-    ctx.n8 = p->depth / 8;
+    ctx.end = wide + p->depth;
     ctx.lshift = p->lshift;
-    ctx.wstep = 4 * p->depth;
+    ctx.blocks = (p->out_c + 3) / 4;
+    ctx.w = (const uint32_t *)(const void *)p->weights;
+    ctx.qb = p->quant;
     while (k < total) {
         /* pixel q first, then its partner q + step (in the run's order) */
         const int32_t q = p->reverse ? total - 1 - k : k;
@@ -315,22 +306,15 @@ MF_INLINE void mf_conv2d_s8_pair_body(const mf_conv2d_s8_gemm_params *p, const m
         const int8_t *ba, *bb = NULL;
         const int32_t na = mf_pair_window(p, input, q, inner, n_inner, own[0], &sa, &ba);
         int both = 0;
-        if (k + 1 < total && p->depth <= MF_PAIR_WIDE) {
+        if (k + 1 < total) {
             const int32_t nb = mf_pair_window(p, input, q + step, inner, n_inner, own[1], &sb, &bb);
             both = mf_pair_same(sa, na, sb, nb);
         }
-        if (both) {
-            mf_pair_widen(sa, ba, sb, bb, na, wide);
-            ctx.w = (const uint32_t *)(const void *)p->weights;
-            ctx.qb = p->quant;
-            ctx.sta = direct ? output + q * p->out_c : (int8_t *)stage[0];
-            ctx.stb = direct ? output + (q + step) * p->out_c : (int8_t *)stage[1];
-            ctx.blocks = (p->out_c + 3) / 4;
-            mf_pair_blocks(&ctx);
-        } else { /* a pixel alone: mf_conv2d_s8_gemm's one-pixel blocks */
-            mf_fast_blocks(sa, na, ba, (const uint32_t *)(const void *)p->weights, p->quant,
-                           (p->out_c + 3) / 4, p->lshift, direct ? output + q * p->out_c : (int8_t *)stage[0]);
-        }
+        /* a pixel alone: its window in both halves of the buffer, B's values thrown away */
+        mf_pair_widen(sa, ba, both ? sb : sa, both ? bb : ba, na, wide);
+        ctx.sta = direct ? output + q * p->out_c : (int8_t *)stage[0];
+        ctx.delta = !both ? 0 : direct ? step * p->out_c : (int32_t)sizeof stage[0];
+        mf_pair_blocks(&ctx);
         if (!direct) {
             mf_pair_store(p, e, aq, kind, (const int8_t *)stage[0], res, output, q);
         }
@@ -339,7 +323,6 @@ MF_INLINE void mf_conv2d_s8_pair_body(const mf_conv2d_s8_gemm_params *p, const m
         }
         k += both ? 2 : 1;
     }
-#endif
 }
 
 #endif /* MF_CONV2D_S8_PAIR_BODY_H */
