@@ -39,7 +39,7 @@ typedef struct {
     const uint32_t *end;  /* 4: its end (wide + depth) */
     const int32_t *qb;    /* 8: the first block's table */
     int8_t *sta;          /* 12: where pixel A's first block goes */
-    int32_t delta;        /* 16: bytes from pixel A's values to B's (0: a lone pixel, B = A) */
+    int32_t delta;        /* 16: bytes from pixel A's values to B's */
     int32_t lshift;       /* 20 */
     int32_t blocks;       /* 24: blocks of 4 channels (>= 1) */
     const uint32_t *w;    /* 28: the first block's weights (mf_pair_weights' layout) */
@@ -195,6 +195,67 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
 #endif
 }
 
+/* mf_pair_blocks for pixel A alone (the buffer's B words unread): per 4 values and four channels
+ * 2 buffer loads, 4 weight loads, 8 SXTB16, 8 SMLAD, as mf_fast_blocks' one-pixel loop. */
+MF_HELPER void mf_pair_lone(const mf_pair_ctx *c)
+{
+    const uint32_t *w = c->w;
+    const int32_t *qb = c->qb;
+    int8_t *sta = c->sta;
+    int32_t b;
+    for (b = 0; b < c->blocks; b++, qb += MF_Q_WORDS, sta += 4) {
+        const uint32_t *x;
+        mf_acc4 A = mf_fast_bias4(qb);
+        int32_t a0 = A.a0, a1 = A.a1, a2 = A.a2, a3 = A.a3;
+        uint32_t v;
+#if MF_ASM_LOOPS
+        const uint32_t *end = c->end;
+        uint32_t e, o, w0, w1, w2, w3;
+        x = c->wide;
+#define MF_LONE2(x, wl, wr)                          \
+    "sxtb16 %[w3], %[" wl "], ror #8\n\t"            \
+    "sxtb16 %[" wl "], %[" wl "]\n\t"                \
+    "smlad %[a0], %[" x "], %[" wl "], %[a0]\n\t"    \
+    "smlad %[a1], %[" x "], %[w3], %[a1]\n\t"        \
+    "sxtb16 %[w3], %[" wr "], ror #8\n\t"            \
+    "sxtb16 %[" wr "], %[" wr "]\n\t"                \
+    "smlad %[a2], %[" x "], %[" wr "], %[a2]\n\t"    \
+    "smlad %[a3], %[" x "], %[w3], %[a3]\n\t"
+        __asm__("1:\n\t"
+                "ldr %[e], [%[x]], #16\n\t"
+                "ldr %[o], [%[x], #-12]\n\t"
+                "ldr %[w0], [%[w]], #16\n\t"
+                "ldr %[w1], [%[w], #-12]\n\t"
+                "ldr %[w2], [%[w], #-8]\n\t" MF_LONE2("e", "w0", "w1")
+                "ldr %[w0], [%[w], #-4]\n\t" MF_LONE2("o", "w2", "w0")
+                "cmp %[x], %[end]\n\t"
+                "bne 1b\n\t"
+                : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(x), [w] "+r"(w),
+                  [e] "=&r"(e), [o] "=&r"(o), [w0] "=&r"(w0), [w1] "=&r"(w1), [w2] "=&r"(w2), [w3] "=&r"(w3)
+                : [end] "r"(end)
+                : "cc", "memory");
+#undef MF_LONE2
+#else
+        for (x = c->wide; x < c->end; x += 4, w += 4) {
+            const uint32_t e = x[0], o = x[1], w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3];
+            a0 = mf_smlad(e, mf_sxtb16(w0), a0);
+            a1 = mf_smlad(e, mf_sxtb16_ror8(w0), a1);
+            a2 = mf_smlad(e, mf_sxtb16(w1), a2);
+            a3 = mf_smlad(e, mf_sxtb16_ror8(w1), a3);
+            a0 = mf_smlad(o, mf_sxtb16(w2), a0);
+            a1 = mf_smlad(o, mf_sxtb16_ror8(w2), a1);
+            a2 = mf_smlad(o, mf_sxtb16(w3), a2);
+            a3 = mf_smlad(o, mf_sxtb16_ror8(w3), a3);
+        }
+#endif
+        A.a0 = a0, A.a1 = a1, A.a2 = a2, A.a3 = a3;
+        mf_fast_requant4(&A, qb, c->lshift);
+        v = ((uint32_t)A.a0 & 0xFFu) | ((uint32_t)A.a1 & 0xFFu) << 8 | ((uint32_t)A.a2 & 0xFFu) << 16 |
+            (uint32_t)A.a3 << 24;
+        memcpy(sta, &v, 4);
+    }
+}
+
 /* Both windows' runs (segments sa from base ba, sb from bb, the same lengths) sign-extended into
  * wide: per 4 values A's even and odd int16 pairs, then B's. */
 static void mf_pair_widen(const mf_seg *sa, const int8_t *ba, const mf_seg *sb, const int8_t *bb,
@@ -310,11 +371,14 @@ MF_INLINE void mf_conv2d_s8_pair_body(const mf_conv2d_s8_gemm_params *p, const m
             const int32_t nb = mf_pair_window(p, input, q + step, inner, n_inner, own[1], &sb, &bb);
             both = mf_pair_same(sa, na, sb, nb);
         }
-        /* a pixel alone: its window in both halves of the buffer, B's values thrown away */
-        mf_pair_widen(sa, ba, both ? sb : sa, both ? bb : ba, na, wide);
+        mf_pair_widen(sa, ba, both ? sb : sa, both ? bb : ba, na, wide); /* alone: A twice */
         ctx.sta = direct ? output + q * p->out_c : (int8_t *)stage[0];
-        ctx.delta = !both ? 0 : direct ? step * p->out_c : (int32_t)sizeof stage[0];
-        mf_pair_blocks(&ctx);
+        ctx.delta = direct ? step * p->out_c : (int32_t)sizeof stage[0];
+        if (both) {
+            mf_pair_blocks(&ctx);
+        } else {
+            mf_pair_lone(&ctx);
+        }
         if (!direct) {
             mf_pair_store(p, e, aq, kind, (const int8_t *)stage[0], res, output, q);
         }
