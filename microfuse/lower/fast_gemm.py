@@ -20,7 +20,7 @@ PAIR_WIDE = 576  # MF_PAIR_WIDE: window values of a pixel in the sign-extended b
 # goes through it, a lone one in both halves: a bigger window keeps mf_conv2d_s8_gemm)
 # In-channel bounds: the two-pixel loop pays per pass what a 1x1 conv on 8 or 16 channels cannot
 # amortise (those, and first layers, are the small-channel kernels'); a bigger window can.
-MIN_IN_C_1X1, MIN_IN_C = 32, 16
+MIN_IN_C_1X1, MIN_IN_C = 8, 8
 
 
 def pair_fits(op: Op, level: str) -> bool:
