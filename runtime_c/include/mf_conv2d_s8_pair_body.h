@@ -210,31 +210,40 @@ MF_HELPER void mf_pair_lone(const mf_pair_ctx *c)
         uint32_t v;
 #if MF_ASM_LOOPS
         const uint32_t *end = c->end;
-        uint32_t e, o, w0, w1, w2, w3;
+        uint32_t e, o, w0, w1, w2, w3, t;
         x = c->wide;
-#define MF_LONE2(x, wl, wr)                          \
-    "sxtb16 %[w3], %[" wl "], ror #8\n\t"            \
-    "sxtb16 %[" wl "], %[" wl "]\n\t"                \
-    "smlad %[a0], %[" x "], %[" wl "], %[a0]\n\t"    \
-    "smlad %[a1], %[" x "], %[w3], %[a1]\n\t"        \
-    "sxtb16 %[w3], %[" wr "], ror #8\n\t"            \
-    "sxtb16 %[" wr "], %[" wr "]\n\t"                \
-    "smlad %[a2], %[" x "], %[" wr "], %[a2]\n\t"    \
-    "smlad %[a3], %[" x "], %[w3], %[a3]\n\t"
-        __asm__("1:\n\t"
-                "ldr %[e], [%[x]], #16\n\t"
-                "ldr %[o], [%[x], #-12]\n\t"
-                "ldr %[w0], [%[w]], #16\n\t"
-                "ldr %[w1], [%[w], #-12]\n\t"
-                "ldr %[w2], [%[w], #-8]\n\t" MF_LONE2("e", "w0", "w1")
-                "ldr %[w0], [%[w], #-4]\n\t" MF_LONE2("o", "w2", "w0")
+/* 4 values: A's even and odd words, the four weight words; 6 loads, 8 SXTB16, 8 SMLAD */
+#define MF_LONE4(lx, ly, l0, l1, l2, l3)                                                        \
+    lx "\n\t" ly "\n\t" l0 "\n\t" l1 "\n\t" l2 "\n\t" l3 "\n\t"                             \
+    "sxtb16 %[t], %[w0], ror #8\n\t"                                                          \
+    "sxtb16 %[w0], %[w0]\n\t"                                                                 \
+    "smlad %[a0], %[e], %[w0], %[a0]\n\t"                                                     \
+    "smlad %[a1], %[e], %[t], %[a1]\n\t"                                                      \
+    "sxtb16 %[t], %[w1], ror #8\n\t"                                                          \
+    "sxtb16 %[w1], %[w1]\n\t"                                                                 \
+    "smlad %[a2], %[e], %[w1], %[a2]\n\t"                                                     \
+    "smlad %[a3], %[e], %[t], %[a3]\n\t"                                                      \
+    "sxtb16 %[t], %[w2], ror #8\n\t"                                                          \
+    "sxtb16 %[w2], %[w2]\n\t"                                                                 \
+    "smlad %[a0], %[o], %[w2], %[a0]\n\t"                                                     \
+    "smlad %[a1], %[o], %[t], %[a1]\n\t"                                                      \
+    "sxtb16 %[t], %[w3], ror #8\n\t"                                                          \
+    "sxtb16 %[w3], %[w3]\n\t"                                                                 \
+    "smlad %[a2], %[o], %[w3], %[a2]\n\t"                                                     \
+    "smlad %[a3], %[o], %[t], %[a3]\n\t"
+        __asm__("1:\n\t" /* a chunk of 8 values a turn */
+                MF_LONE4("ldr %[e], [%[x]], #32", "ldr %[o], [%[x], #-28]", "ldr %[w0], [%[w]], #32",
+                         "ldr %[w1], [%[w], #-28]", "ldr %[w2], [%[w], #-24]", "ldr %[w3], [%[w], #-20]")
+                MF_LONE4("ldr %[e], [%[x], #-16]", "ldr %[o], [%[x], #-12]", "ldr %[w0], [%[w], #-16]",
+                         "ldr %[w1], [%[w], #-12]", "ldr %[w2], [%[w], #-8]", "ldr %[w3], [%[w], #-4]")
                 "cmp %[x], %[end]\n\t"
                 "bne 1b\n\t"
                 : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(x), [w] "+r"(w),
-                  [e] "=&r"(e), [o] "=&r"(o), [w0] "=&r"(w0), [w1] "=&r"(w1), [w2] "=&r"(w2), [w3] "=&r"(w3)
+                  [e] "=&r"(e), [o] "=&r"(o), [w0] "=&r"(w0), [w1] "=&r"(w1), [w2] "=&r"(w2), [w3] "=&r"(w3),
+                  [t] "=&r"(t)
                 : [end] "r"(end)
                 : "cc", "memory");
-#undef MF_LONE2
+#undef MF_LONE4
 #else
         for (x = c->wide; x < c->end; x += 4, w += 4) {
             const uint32_t e = x[0], o = x[1], w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3];

@@ -1,5 +1,5 @@
 """mf_conv2d_s8_pair (two output pixels per pass, runtime_c/include/mf_conv2d_s8_pair_body.h) vs
-TFLite Micro: pointwise and windowed convs on 16..72 input channels (windows up to the buffer), padding, strides, odd pixel
+TFLite Micro: pointwise and windowed convs on 8..72 input channels (windows up to the buffer), padding, strides, odd pixel
 counts (a lone last pixel), border pixels that run alone, odd output channels, every fused
 epilogue; the portable C path on the host (sanitizers on) and the assembly under QEMU mps2-an386,
 each call also with its output over its input at the planner's tightest shifts, both directions."""
@@ -25,11 +25,11 @@ KERNEL = "mf_conv2d_s8_pair"
 
 
 def pair_graph(rng, i: int) -> Graph:
-    """A conv the pair kernel fits: 1x1 on >= 32 channels (every other case), else a k_h x k_w
-    window on >= 16; odd sizes and out_c, SAME padding at the borders; some windows (3x3 on 72 channels) too big for
-    the buffer."""
+    """A conv the pair kernel fits: 1x1 on >= 8 channels (every other case), else a k_h x k_w
+    window on >= 8; odd sizes and out_c, SAME padding at the borders; some windows (3x3 on 72 channels) too big for
+    the buffer (those keep mf_conv2d_s8_gemm)."""
     pointwise = i % 2 == 0
-    ic = int(rng.choice([32, 40, 64, 72])) if pointwise else int(rng.choice([16, 24, 32, 72]))
+    ic = int(rng.choice([8, 16, 32, 40, 64, 72])) if pointwise else int(rng.choice([8, 16, 24, 32, 72]))
     oc = int(rng.choice([1, 3, 4, 6, 8, 13, 16]))
     kh, kw = (1, 1) if pointwise else (int(rng.integers(1, 4)), int(rng.integers(2, 4)))
     while kh * kw * ic > fast_gemm.PAIR_WIDE and i % 3:  # mostly windows the buffer pairs
@@ -98,7 +98,7 @@ def test_pair_fits_only_eight_channel_runs_and_a_stage_of_both_pixels():
     g = pair_graph(rng, 0)
     op = g.ops[0]
     assert fast_gemm.pair_fits(op, "balanced") and not fast_gemm.pair_fits(op, "size")
-    for ic in (8, 16, 36):  # 1x1: too few channels, not a multiple of 8
+    for ic in (4, 12, 36):  # 1x1: not a multiple of 8
         wshape = (4, 1, 1, ic)
         op.inputs[1] = Tensor("weights", wshape, DType.INT8, op.inputs[1].quant, int8_weights(rng, wshape))
         assert not fast_gemm.pair_fits(op, "balanced")
