@@ -39,7 +39,7 @@ typedef struct {
     const uint32_t *end;  /* 4: its end (wide + depth) */
     const int32_t *qb;    /* 8: the first block's table */
     int8_t *sta;          /* 12: where pixel A's first block goes */
-    int32_t delta;        /* 16: bytes from pixel A's values to B's */
+    int32_t delta;        /* 16: bytes from pixel A's values to B's (0: A alone, B unread) */
     int32_t lshift;       /* 20 */
     int32_t blocks;       /* 24: blocks of 4 channels (>= 1) */
     const uint32_t *w;    /* 28: the first block's weights (mf_pair_weights' layout) */
@@ -74,6 +74,26 @@ typedef struct {
                  "ldr %[t], [%[w], #-12]")                                                      \
     MF_PAIR_HALF("ldr %[x], [%[p], #-12]", "ldr %[y], [%[p], #-4]", "ldr %[t], [%[w], #-8]",    \
                  "ldr %[t], [%[w], #-4]")
+/* Pixel A alone: 4 values (A's even and odd words y, u) of the four channels (weight words
+ * b0-b3): 6 loads, 8 SXTB16, 8 SMLAD. */
+#define MF_PAIR_LONE4(lx, ly, l0, l1, l2, l3)                                                   \
+    lx "\n\t" ly "\n\t" l0 "\n\t" l1 "\n\t" l2 "\n\t" l3 "\n\t"                             \
+    "sxtb16 %[t], %[b0], ror #8\n\t"                                                          \
+    "sxtb16 %[b0], %[b0]\n\t"                                                                 \
+    "smlad %[a0], %[y], %[b0], %[a0]\n\t"                                                     \
+    "smlad %[a1], %[y], %[t], %[a1]\n\t"                                                      \
+    "sxtb16 %[t], %[b1], ror #8\n\t"                                                          \
+    "sxtb16 %[b1], %[b1]\n\t"                                                                 \
+    "smlad %[a2], %[y], %[b1], %[a2]\n\t"                                                     \
+    "smlad %[a3], %[y], %[t], %[a3]\n\t"                                                      \
+    "sxtb16 %[t], %[b2], ror #8\n\t"                                                          \
+    "sxtb16 %[b2], %[b2]\n\t"                                                                 \
+    "smlad %[a0], %[u], %[b2], %[a0]\n\t"                                                     \
+    "smlad %[a1], %[u], %[t], %[a1]\n\t"                                                      \
+    "sxtb16 %[t], %[b3], ror #8\n\t"                                                          \
+    "sxtb16 %[b3], %[b3]\n\t"                                                                 \
+    "smlad %[a2], %[u], %[b3], %[a2]\n\t"                                                     \
+    "smlad %[a3], %[u], %[t], %[a3]\n\t"
 /* Requantize channel j of both pixels (accumulators a, b): table p, left shift w (mult x, round
  * y, right shift t, u a temporary). */
 #define MF_PAIR_RQ(a, b, j)                                       \
@@ -121,6 +141,9 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
         "ldrd %[a0], %[a1], [%[t]]\n\t"
         "ldrd %[a2], %[a3], [%[t], #8]\n\t"
         "ldrd %[p], %[x], [sp, #0]\n\t"
+        "ldr %[y], [sp, #16]\n\t"
+        "cmp %[y], #0\n\t"
+        "beq 40f\n\t"
         "mov %[b0], %[a0]\n\t"
         "mov %[b1], %[a1]\n\t"
         "mov %[b2], %[a2]\n\t"
@@ -133,6 +156,7 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
         "ldr %[x], [sp, #4]\n\t"
         "cmp %[p], %[x]\n\t"
         "bne 21b\n\t"
+        "30:\n\t" /* requantize, store */
         "str %[w], [sp, #28]\n\t"
         "ldr %[p], [sp, #8]\n\t"
         "ldr %[w], [sp, #20]\n\t"
@@ -155,6 +179,20 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
         "subs %[x], %[x], #1\n\t"
         "str %[x], [sp, #24]\n\t"
         "bne 10b\n\t"
+        "b 50f\n\t"
+        "40:\n\t" /* pixel A alone, a chunk a turn; then B's values are A's */
+        MF_PAIR_LONE4("ldr %[y], [%[p]], #32", "ldr %[u], [%[p], #-28]", "ldr %[b0], [%[w]], #32",
+                      "ldr %[b1], [%[w], #-28]", "ldr %[b2], [%[w], #-24]", "ldr %[b3], [%[w], #-20]")
+        MF_PAIR_LONE4("ldr %[y], [%[p], #-16]", "ldr %[u], [%[p], #-12]", "ldr %[b0], [%[w], #-16]",
+                      "ldr %[b1], [%[w], #-12]", "ldr %[b2], [%[w], #-8]", "ldr %[b3], [%[w], #-4]")
+        "cmp %[p], %[x]\n\t"
+        "bne 40b\n\t"
+        "mov %[b0], %[a0]\n\t"
+        "mov %[b1], %[a1]\n\t"
+        "mov %[b2], %[a2]\n\t"
+        "mov %[b3], %[a3]\n\t"
+        "b 30b\n\t"
+        "50:\n\t"
         "add sp, sp, #32\n\t"
         : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [b0] "=&r"(b0), [b1] "=&r"(b1),
           [b2] "=&r"(b2), [b3] "=&r"(b3), [p] "+r"(p), [w] "=&r"(w), [x] "=&r"(x), [y] "=&r"(y),
@@ -179,12 +217,17 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
                     const uint32_t e = mf_sxtb16(wb[2 * h + j]), o = mf_sxtb16_ror8(wb[2 * h + j]);
                     acc[0][2 * j] = mf_smlad(x[h], e, acc[0][2 * j]);
                     acc[0][2 * j + 1] = mf_smlad(x[h], o, acc[0][2 * j + 1]);
-                    acc[1][2 * j] = mf_smlad(x[2 + h], e, acc[1][2 * j]);
-                    acc[1][2 * j + 1] = mf_smlad(x[2 + h], o, acc[1][2 * j + 1]);
+                    if (c->delta != 0) { /* (else B is A) */
+                        acc[1][2 * j] = mf_smlad(x[2 + h], e, acc[1][2 * j]);
+                        acc[1][2 * j + 1] = mf_smlad(x[2 + h], o, acc[1][2 * j + 1]);
+                    }
                 }
             }
         }
         A.a0 = acc[0][0], A.a1 = acc[0][1], A.a2 = acc[0][2], A.a3 = acc[0][3];
+        if (c->delta == 0) {
+            memcpy(acc[1], acc[0], sizeof acc[0]);
+        }
         B.a0 = acc[1][0], B.a1 = acc[1][1], B.a2 = acc[1][2], B.a3 = acc[1][3];
         mf_fast_requant4(&A, qb, c->lshift);
         mf_fast_requant4(&B, qb, c->lshift);
@@ -193,76 +236,6 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
         sta[0] = (int8_t)A.a0, sta[1] = (int8_t)A.a1, sta[2] = (int8_t)A.a2, sta[3] = (int8_t)A.a3;
     }
 #endif
-}
-
-/* mf_pair_blocks for pixel A alone (the buffer's B words unread): per 4 values and four channels
- * 2 buffer loads, 4 weight loads, 8 SXTB16, 8 SMLAD, as mf_fast_blocks' one-pixel loop. */
-MF_HELPER void mf_pair_lone(const mf_pair_ctx *c)
-{
-    const uint32_t *w = c->w;
-    const int32_t *qb = c->qb;
-    int8_t *sta = c->sta;
-    int32_t b;
-    for (b = 0; b < c->blocks; b++, qb += MF_Q_WORDS, sta += 4) {
-        const uint32_t *x;
-        mf_acc4 A = mf_fast_bias4(qb);
-        int32_t a0 = A.a0, a1 = A.a1, a2 = A.a2, a3 = A.a3;
-        uint32_t v;
-#if MF_ASM_LOOPS
-        const uint32_t *end = c->end;
-        uint32_t e, o, w0, w1, w2, w3, t;
-        x = c->wide;
-/* 4 values: A's even and odd words, the four weight words; 6 loads, 8 SXTB16, 8 SMLAD */
-#define MF_LONE4(lx, ly, l0, l1, l2, l3)                                                        \
-    lx "\n\t" ly "\n\t" l0 "\n\t" l1 "\n\t" l2 "\n\t" l3 "\n\t"                             \
-    "sxtb16 %[t], %[w0], ror #8\n\t"                                                          \
-    "sxtb16 %[w0], %[w0]\n\t"                                                                 \
-    "smlad %[a0], %[e], %[w0], %[a0]\n\t"                                                     \
-    "smlad %[a1], %[e], %[t], %[a1]\n\t"                                                      \
-    "sxtb16 %[t], %[w1], ror #8\n\t"                                                          \
-    "sxtb16 %[w1], %[w1]\n\t"                                                                 \
-    "smlad %[a2], %[e], %[w1], %[a2]\n\t"                                                     \
-    "smlad %[a3], %[e], %[t], %[a3]\n\t"                                                      \
-    "sxtb16 %[t], %[w2], ror #8\n\t"                                                          \
-    "sxtb16 %[w2], %[w2]\n\t"                                                                 \
-    "smlad %[a0], %[o], %[w2], %[a0]\n\t"                                                     \
-    "smlad %[a1], %[o], %[t], %[a1]\n\t"                                                      \
-    "sxtb16 %[t], %[w3], ror #8\n\t"                                                          \
-    "sxtb16 %[w3], %[w3]\n\t"                                                                 \
-    "smlad %[a2], %[o], %[w3], %[a2]\n\t"                                                     \
-    "smlad %[a3], %[o], %[t], %[a3]\n\t"
-        __asm__("1:\n\t" /* a chunk of 8 values a turn */
-                MF_LONE4("ldr %[e], [%[x]], #32", "ldr %[o], [%[x], #-28]", "ldr %[w0], [%[w]], #32",
-                         "ldr %[w1], [%[w], #-28]", "ldr %[w2], [%[w], #-24]", "ldr %[w3], [%[w], #-20]")
-                MF_LONE4("ldr %[e], [%[x], #-16]", "ldr %[o], [%[x], #-12]", "ldr %[w0], [%[w], #-16]",
-                         "ldr %[w1], [%[w], #-12]", "ldr %[w2], [%[w], #-8]", "ldr %[w3], [%[w], #-4]")
-                "cmp %[x], %[end]\n\t"
-                "bne 1b\n\t"
-                : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(x), [w] "+r"(w),
-                  [e] "=&r"(e), [o] "=&r"(o), [w0] "=&r"(w0), [w1] "=&r"(w1), [w2] "=&r"(w2), [w3] "=&r"(w3),
-                  [t] "=&r"(t)
-                : [end] "r"(end)
-                : "cc", "memory");
-#undef MF_LONE4
-#else
-        for (x = c->wide; x < c->end; x += 4, w += 4) {
-            const uint32_t e = x[0], o = x[1], w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3];
-            a0 = mf_smlad(e, mf_sxtb16(w0), a0);
-            a1 = mf_smlad(e, mf_sxtb16_ror8(w0), a1);
-            a2 = mf_smlad(e, mf_sxtb16(w1), a2);
-            a3 = mf_smlad(e, mf_sxtb16_ror8(w1), a3);
-            a0 = mf_smlad(o, mf_sxtb16(w2), a0);
-            a1 = mf_smlad(o, mf_sxtb16_ror8(w2), a1);
-            a2 = mf_smlad(o, mf_sxtb16(w3), a2);
-            a3 = mf_smlad(o, mf_sxtb16_ror8(w3), a3);
-        }
-#endif
-        A.a0 = a0, A.a1 = a1, A.a2 = a2, A.a3 = a3;
-        mf_fast_requant4(&A, qb, c->lshift);
-        v = ((uint32_t)A.a0 & 0xFFu) | ((uint32_t)A.a1 & 0xFFu) << 8 | ((uint32_t)A.a2 & 0xFFu) << 16 |
-            (uint32_t)A.a3 << 24;
-        memcpy(sta, &v, 4);
-    }
 }
 
 /* Both windows' runs (segments sa from base ba, sb from bb, the same lengths) sign-extended into
@@ -382,12 +355,8 @@ MF_INLINE void mf_conv2d_s8_pair_body(const mf_conv2d_s8_gemm_params *p, const m
         }
         mf_pair_widen(sa, ba, both ? sb : sa, both ? bb : ba, na, wide); /* alone: A twice */
         ctx.sta = direct ? output + q * p->out_c : (int8_t *)stage[0];
-        ctx.delta = direct ? step * p->out_c : (int32_t)sizeof stage[0];
-        if (both) {
-            mf_pair_blocks(&ctx);
-        } else {
-            mf_pair_lone(&ctx);
-        }
+        ctx.delta = !both ? 0 : direct ? step * p->out_c : (int32_t)sizeof stage[0];
+        mf_pair_blocks(&ctx);
         if (!direct) {
             mf_pair_store(p, e, aq, kind, (const int8_t *)stage[0], res, output, q);
         }
