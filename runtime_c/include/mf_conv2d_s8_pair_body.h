@@ -289,6 +289,22 @@ static int32_t mf_pair_window(const mf_conv2d_s8_gemm_params *p, const int8_t *i
     return mf_gemm_segments(p, rows, x0, 0, own);
 }
 
+/* One pixel's runs sign-extended into its half of the buffer (slot: wide, or wide + 2 for pixel
+ * B): per 4 values its even and odd int16 pairs, 4 words apart. For two windows whose runs
+ * differ (at the image border). */
+static void mf_pair_widen1(const mf_seg *sg, const int8_t *base, int32_t nseg, uint32_t *slot)
+{
+    int32_t s, k;
+    for (s = 0; s < nseg; s++) {
+        const int8_t *x = (const int8_t *)((uintptr_t)base + (uintptr_t)sg[s].start);
+        for (k = 0; k < sg[s].n; k++, x += 4, slot += 4) { /* 4 values (n counts them / 4) */
+            const uint32_t v = mf_load32(x);
+            slot[0] = mf_sxtb16(v);
+            slot[1] = mf_sxtb16_ror8(v);
+        }
+    }
+}
+
 /* The two lists have the same runs (lengths), so the pixels can share a pass. */
 static int mf_pair_same(const mf_seg *a, int32_t na, const mf_seg *b, int32_t nb)
 {
@@ -348,12 +364,17 @@ MF_INLINE void mf_conv2d_s8_pair_body(const mf_conv2d_s8_gemm_params *p, const m
         const mf_seg *sa, *sb = NULL;
         const int8_t *ba, *bb = NULL;
         const int32_t na = mf_pair_window(p, input, q, inner, n_inner, own[0], &sa, &ba);
-        int both = 0;
-        if (k + 1 < total) {
-            const int32_t nb = mf_pair_window(p, input, q + step, inner, n_inner, own[1], &sb, &bb);
-            both = mf_pair_same(sa, na, sb, nb);
+        const int both = k + 1 < total;
+        int32_t nb = 0;
+        if (both) {
+            nb = mf_pair_window(p, input, q + step, inner, n_inner, own[1], &sb, &bb);
         }
-        mf_pair_widen(sa, ba, both ? sb : sa, both ? bb : ba, na, wide); /* alone: A twice */
+        if (!both || mf_pair_same(sa, na, sb, nb)) { /* alone: A twice (B unread) */
+            mf_pair_widen(sa, ba, both ? sb : sa, both ? bb : ba, na, wide);
+        } else {
+            mf_pair_widen1(sa, ba, na, wide);
+            mf_pair_widen1(sb, bb, nb, wide + 2);
+        }
         ctx.sta = direct ? output + q * p->out_c : (int8_t *)stage[0];
         ctx.delta = !both ? 0 : direct ? step * p->out_c : (int32_t)sizeof stage[0];
         mf_pair_blocks(&ctx);
