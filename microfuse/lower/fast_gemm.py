@@ -18,9 +18,11 @@ from .kernels import WINDOW, KernelSpec, declare
 PAIR_OUT_MAX = 128  # mf_conv2d_s8_pair_body.h MF_PAIR_OUT_MAX: output channels of the stage
 PAIR_WIDE = 576  # MF_PAIR_WIDE: window values of a pixel in the sign-extended buffer (every pixel
 # goes through it, a lone one in both halves: a bigger window keeps mf_conv2d_s8_gemm)
-# In-channel bounds: the two-pixel loop pays per pass what a 1x1 conv on 8 or 16 channels cannot
-# amortise (those, and first layers, are the small-channel kernels'); a bigger window can.
-MIN_IN_C_1X1, MIN_IN_C = 8, 8
+# In-channel bounds: one pass per block of 4 channels makes even a 1x1 conv on 8 channels cheaper
+# paired than through mf_fast_blocks (VWW's 8->16 and 16->32 pointwise layers); a strided 1x1 conv
+# on fewer than 32 keeps the gemm kernel: IC's 16->32 shortcut paired takes the default build's
+# plan 1 KB more arena.
+MIN_IN_C_1X1, MIN_IN_C, MIN_IN_C_STRIDED_1X1 = 8, 8, 32
 
 
 def pair_fits(op: Op, level: str) -> bool:
@@ -28,7 +30,8 @@ def pair_fits(op: Op, level: str) -> bool:
     of both pixels, or it needs none) and mf_conv2d_s8_gemm's params (its weights and table,
     which this kernel shares)."""
     _, kh, kw, ic = op.inputs[1].shape
-    least = MIN_IN_C_1X1 if kh * kw == 1 else MIN_IN_C
+    strided = op.attrs.stride_h > 1 or op.attrs.stride_w > 1
+    least = MIN_IN_C if kh * kw > 1 else MIN_IN_C_STRIDED_1X1 if strided else MIN_IN_C_1X1
     if ic % 8 or ic < least or kh * kw * ic > PAIR_WIDE or op.attrs.dilation_w != 1 \
             or not fast.conv_gemm_fits(op, level):
         return False

@@ -36,7 +36,7 @@ EPILOGUES = ("", "lut", "add", "sub", "rsub", "mul", "lut_add", "add_lut")  # th
 
 def conv_graph(rng, i: int) -> Graph:
     g = geometry(rng)
-    ic, oc = int(rng.choice([1, 3, 4, 8, 12, 16, 24])), int(rng.choice([1, 2, 3, 4, 5, 7, 8, 12, 16]))
+    ic, oc = int(rng.choice([1, 3, 4, 8, 12, 20, 24, 36])), int(rng.choice([1, 2, 3, 4, 5, 7, 8, 12, 16]))
     if i % 4 == 0:  # pointwise
         g.update(kh=1, kw=1, sh=1, sw=1, padding="VALID")
     if i % 9 == 4:  # more channels than one stage of the finishing pass
