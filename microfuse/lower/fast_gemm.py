@@ -64,7 +64,7 @@ def pair_prepare(op: Op, ref: dict) -> dict:
     return {**params, "weights": ConstArray("weights", pair_weights(fast.conv_taps(op)))}
 
 
-MAC_COST = 1.2
+MAC_COST = 1.25  # instructions per MAC measured: KWS's 64-channel 1x1 convs (1.43 before one pass a block)
 _FILE, _EP_FILE = "mf_conv2d_s8_pair.c", "mf_conv2d_s8_pair_ep.c"
 declare({}, KernelSpec("mf_conv2d_s8_pair", "mf_conv2d_s8_gemm_params", _FILE,
                        fits=fast.dense(pair_fits), prepare=pair_prepare, reversible=True,
