@@ -4,24 +4,23 @@
  *
  * mf_conv2d_s8_gemm computes one pixel's four channels per pass over its window, so every weight
  * word it loads and sign-extends serves 4 MACs. This kernel takes two pixels (consecutive in
- * raster order) whose windows have the same run structure (mf_gemm_segments: always, inside the
- * image), sign-extends both windows once into a stack buffer (per four values: pixel A's even
- * and odd int16 pairs, then pixel B's), and then computes two channels of both pixels per pass:
- * per four window values 4 loads of the buffer, one weight word per channel sign-extended once
- * (SXTB16 even / odd) and 8 SMLAD, so a weight word serves both pixels (6 loads, 4 SXTB16, 8
- * SMLAD per 16 MACs, against 5 loads and 10 SXTB16 in the one-pixel loop). A pixel whose window
- * differs from its partner's (at the image border), and every pixel of a window larger than
- * MF_PAIR_WIDE values, runs alone, through mf_conv2d_s8_gemm's one-pixel blocks (mf_fast_blocks;
- * one kernel for both keeps one fused variant in flash). The params, weights and channel table
- * are mf_conv2d_s8_gemm's (one layout for both: in_c % 8 == 0 makes every chunk 8 values), so a
- * Helium build, and an Arm core without the DSP extension, run the gemm loop instead.
+ * raster order), sign-extends both windows once into a stack buffer (per four values: pixel A's
+ * even and odd int16 pairs, then pixel B's; in lockstep when their runs match, mf_gemm_segments,
+ * else each window into its half), and then computes four channels of both pixels in one pass
+ * per block (8 accumulators): per two window values (an even or odd half of four) 2 buffer loads
+ * and 2 weight words, each holding two channels' bytes (lower/fast_gemm.py pair_weights: SXTB16
+ * and SXTB16 ROR 8 give their int16 pairs), 8 SMLAD: 4 loads, 4 SXTB16, 8 SMLAD per 16 MACs, a
+ * weight word serving both pixels. A call's odd last pixel runs alone through the same buffer
+ * and block loop (its own chunk loop, 8 MACs per 3 loads). Windows up to MF_PAIR_WIDE values (the
+ * lowering's bound). The params and channel table are mf_conv2d_s8_gemm's, the weights the pair
+ * layout's on every core (the Helium lowering skips this kernel; an Arm core without DSP runs
+ * the portable loop).
  *
  * Access order (the planner's unstaged pixel units): both windows are read (into the buffer)
  * before the pair's first store; the blocks store straight into the output when there is
  * nothing to finish, else both pixels' channels go to a stack stage, then are finished (clamp,
- * epilogue) pixel by pixel in increasing order (decreasing when reversed). A lone pixel is
- * mf_conv2d_s8_gemm's (its window is read again after its earlier blocks' stores: unstaged).
- * No arena scratch. */
+ * epilogue) pixel by pixel in increasing order (decreasing when reversed); a lone pixel's window
+ * too is read before its first store. No arena scratch. */
 #ifndef MF_CONV2D_S8_PAIR_BODY_H
 #define MF_CONV2D_S8_PAIR_BODY_H
 
