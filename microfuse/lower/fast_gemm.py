@@ -12,8 +12,9 @@ from .common import requant_params
 from .kernels import WINDOW, KernelSpec, declare
 
 PAIR_OUT_MAX = 128  # mf_conv2d_s8_pair_body.h MF_PAIR_OUT_MAX: output channels of the stage
-PAIR_WIDE = 576  # MF_PAIR_WIDE: window values of a pixel in the sign-extended buffer; a bigger
-# window runs pixel by pixel (mf_fast_blocks, as mf_conv2d_s8_gemm): one kernel, one fused variant
+PAIR_WIDE = 576  # MF_PAIR_WIDE's bound: window values of a pixel in the sign-extended buffer (a
+# build sets MF_PAIR_WIDE to its largest paired window, pair_sizes); a bigger window runs pixel by
+# pixel (mf_fast_blocks, as mf_conv2d_s8_gemm): one kernel, one fused variant
 # In-channel bounds: the two-pixel loop pays per pass what a 1x1 conv on 8 or 16 channels cannot
 # amortise (those, and first layers, are the small-channel kernels'); a bigger window can.
 MIN_IN_C_1X1, MIN_IN_C = 32, 16
@@ -38,12 +39,18 @@ def unstaged(op: Op) -> bool:
     return not op.fused and not fields["clamp"] and op.outputs[0].shape[-1] % 4 == 0
 
 
+def pair_sizes(params: dict) -> dict[str, int]:
+    """The build's MF_PAIR_WIDE: its largest paired window sizes the stack buffer."""
+    depth = params.get("depth", params.get("k.depth"))
+    return {"MF_PAIR_WIDE": depth} if depth <= PAIR_WIDE else {}
+
+
 MAC_COST = 1.2
 _FILE, _EP_FILE = "mf_conv2d_s8_pair.c", "mf_conv2d_s8_pair_ep.c"
 declare({}, KernelSpec("mf_conv2d_s8_pair", "mf_conv2d_s8_gemm_params", _FILE,
                        fits=fast.dense(pair_fits), prepare=fast.conv_gemm_prepare, reversible=True,
-                       mac_cost=MAC_COST, access=WINDOW),
+                       mac_cost=MAC_COST, access=WINDOW, sizes=pair_sizes),
         *(KernelSpec(f"mf_conv2d_s8_pair_{v}", "mf_conv2d_s8_gemm_ep_params", _EP_FILE,
                      base="mf_conv2d_s8_pair", variant=v, reversible=True, mac_cost=MAC_COST,
-                     access=WINDOW)
+                     access=WINDOW, sizes=pair_sizes)
           for v in ("add", "lut", "mul", "rsub", "sub")))

@@ -28,7 +28,9 @@
 #include "mf_conv2d_s8_gemm_body.h"
 
 #define MF_PAIR_OUT_MAX 128 /* output channels of a pixel (the stage holds two pixels) */
-#define MF_PAIR_WIDE 576    /* window values of a pixel (the buffer holds both, as int16) */
+#ifndef MF_PAIR_WIDE         /* window values of a pixel (the buffer holds both, as int16): */
+#define MF_PAIR_WIDE 576     /* a build's mf_config.h sets its largest (lower/fast_gemm.py PAIR_WIDE) */
+#endif
 
 /* Helium has its own gemm loop; an Arm core without the DSP extension (M0, M3) would emulate the
  * SXTB16 / SMLAD the pair loop saves: both run mf_conv2d_s8_gemm's loop. (The host runs the
