@@ -14,6 +14,7 @@ import numpy as np
 from ..version import __version__
 from ..ir import DType, Tensor
 from ..lower import Call, ConstArray
+from ..lower import mve
 from ..lower.call import largest
 from ..report import build_report
 from ..report_html import render as render_html
@@ -274,6 +275,7 @@ def emit(compiled, out: Path) -> None:
         runtime=runtime_files([*compiled.calls, *(compiled.init.calls if compiled.init else [])]),
         version=__version__,
         model_file=Path(compiled.model_path).name or "a graph",
+        helium_layouts=mve.laid_out_for_helium(compiled),
         needs_math=any("NAN" in a.body or "INFINITY" in a.body for v in defined for a in v.arrays),
     )
     (out / "zephyr").mkdir(exist_ok=True)
