@@ -19,7 +19,8 @@ is code + read-only data of the runtime, the kernels' parameter structs, the har
 (per-op instructions and cycles, with the trace hook's own few instructions included) and a
 painted stack (peak stack of invoke(), in bytes below the stack pointer at its call, the way
 TFLM + CMSIS-NN's stack figures were measured).
---check compares the outputs with TFLite Micro (microfuse.oracle) on the same input.
+--check compares the outputs with TFLite Micro (microfuse.oracle) on the same input, and on a
+second, different input invoked right after it (so arena leftovers cannot pass for outputs).
 """
 
 from __future__ import annotations
@@ -114,8 +115,8 @@ def flash_split(elf: Path) -> tuple[int, int]:
     return text + data - consts, consts
 
 
-def model_input(graph) -> list[np.ndarray]:
-    rng = np.random.default_rng(0)
+def model_input(graph, seed: int = 0) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
     return [rng.integers(-128, 128, size=t.shape).astype(t.dtype.np) for t in graph.inputs]
 
 
@@ -163,16 +164,20 @@ def measure(model: str, board: Board, optimize: str, work: Path, per_op: bool, c
     compiled = build(path, lib, Options(name=model, optimize=optimize, board=board.name))  # its core's layouts
     elf = build_firmware(board, lib, model, work / f"{model}_{board.name}_fw")
     inputs = model_input(compiled.graph)
+    second = model_input(compiled.graph, seed=1)
     with QemuSession(board, elf, cycles=cycle_model(board) is not None) as s:
         outs, count = s.invoke(inputs)
         cycles = s.marks[-1].cycles - s.marks[0].cycles if s.marks else None
+        # A second, different input: a kernel that skips outputs shows the first one's leftovers
+        outs2 = s.invoke(second)[0] if check else None
     flash, consts = flash_split(elf)
     row = Row(model, board.name, optimize, count, None, flash, consts, compiled.plan.arena_bytes)
     set_ratios(row, cycles)
     if check:
-        want = oracle.run(path.read_bytes(), inputs)
-        row.exact = all(bytes(o) == np.ascontiguousarray(w).astype(t.dtype.np).tobytes()
-                        for o, w, t in zip(outs, want, compiled.graph.outputs))
+        row.exact = all(
+            bytes(o) == np.ascontiguousarray(w).astype(t.dtype.np).tobytes()
+            for x, got in ((inputs, outs), (second, outs2))
+            for o, w, t in zip(got, oracle.run(path.read_bytes(), x), compiled.graph.outputs))
     if per_op:
         row.per_op, row.stack, row.classes = profile(board, lib, model, work, compiled.calls)
     return row

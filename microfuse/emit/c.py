@@ -14,6 +14,8 @@ import numpy as np
 from ..version import __version__
 from ..ir import DType, Tensor
 from ..lower import Call, ConstArray
+from ..lower import mve
+from ..lower.call import largest
 from ..report import build_report
 from ..report_html import render as render_html
 from ..resources import RUNTIME_DIR as RUNTIME
@@ -273,6 +275,7 @@ def emit(compiled, out: Path) -> None:
         runtime=runtime_files([*compiled.calls, *(compiled.init.calls if compiled.init else [])]),
         version=__version__,
         model_file=Path(compiled.model_path).name or "a graph",
+        helium_layouts=mve.laid_out_for_helium(compiled),
         needs_math=any("NAN" in a.body or "INFINITY" in a.body for v in defined for a in v.arrays),
     )
     (out / "zephyr").mkdir(exist_ok=True)
@@ -280,7 +283,9 @@ def emit(compiled, out: Path) -> None:
         (out / target).write_text(_ENV.get_template(template).render(**context))
     _copy_runtime(context["runtime"], out)
     copied = [p.read_text() for p in sorted(out.glob("mf_*.[ch]")) if p.name != symbols.CONFIG]
-    (out / symbols.CONFIG).write_text(symbols.config_header(name, banner(compiled), symbols.runtime_symbols(copied)))
+    sizes = largest(c.sizes for c in [*compiled.calls, *(compiled.init.calls if compiled.init else [])])
+    (out / symbols.CONFIG).write_text(symbols.config_header(name, banner(compiled), symbols.runtime_symbols(copied),
+                                                            sizes))
 
 
 def _init_views(compiled) -> list[_CallView]:

@@ -18,6 +18,15 @@ class ConstArray:
     data: np.ndarray  # its dtype gives the C element type
 
 
+def largest(bounds) -> dict[str, int]:
+    """Each macro's largest value over the dicts (KernelSpec.sizes of several calls)."""
+    out: dict[str, int] = {}
+    for b in bounds:
+        for k, v in b.items():
+            out[k] = max(out.get(k, v), v)
+    return out
+
+
 @dataclass(eq=False)
 class Call:
     """One kernel invocation: `kernel(&params, inputs..., outputs..., [scratch])`.
@@ -54,6 +63,13 @@ class Call:
     @property
     def files(self) -> tuple[str, ...]:
         return self.spec.files
+
+    @property
+    def sizes(self) -> dict[str, int]:
+        """The stack-buffer bounds this call needs (KernelSpec.sizes), an IF's branches' included."""
+        own = self.spec.sizes(self.params) if self.spec.sizes else {}
+        inner = [c for b in self.branches for c in b.calls.values()]
+        return largest([own, *(c.sizes for c in inner)])
 
     @property
     def reversible(self) -> bool:

@@ -20,7 +20,7 @@ from .. import quant
 from ..ir import DType, Op, Tensor
 from ..ops import cascade as casc
 from ..ops.common import window_kernel, window_pads
-from .call import Call
+from .call import Call, largest
 from .common import per_tensor_int8
 from .control import ControlSpec
 from .kernels import KernelSpec, declare, make
@@ -44,6 +44,10 @@ class CascadeCall(Call):
     @property
     def files(self) -> tuple[str, ...]:
         return tuple(sorted({f for c in self.bands.values() for f in c.files}))
+
+    @property
+    def sizes(self) -> dict[str, int]:
+        return largest([c.sizes for c in self.bands.values()])
 
     @property
     def label(self) -> str:

@@ -16,8 +16,9 @@ from .common import requant_params
 from .kernels import WINDOW, KernelSpec, declare
 
 PAIR_OUT_MAX = 128  # mf_conv2d_s8_pair_body.h MF_PAIR_OUT_MAX: output channels of the stage
-PAIR_WIDE = 576  # MF_PAIR_WIDE: window values of a pixel in the sign-extended buffer (every pixel
-# goes through it, a lone one in both halves: a bigger window keeps mf_conv2d_s8_gemm)
+PAIR_WIDE = 576  # MF_PAIR_WIDE's bound: window values of a pixel in the sign-extended buffer (a
+# build sets MF_PAIR_WIDE to its largest paired window, pair_sizes; every pixel goes through it, a
+# lone one too: a bigger window keeps mf_conv2d_s8_gemm)
 # In-channel bounds: one pass per block of 4 channels makes even a 1x1 conv on 8 channels cheaper
 # paired than through mf_fast_blocks (VWW's 8->16 and 16->32 pointwise layers); a strided 1x1 conv
 # on fewer than 32 keeps the gemm kernel: IC's 16->32 shortcut paired takes the default build's
@@ -46,6 +47,12 @@ def unstaged(op: Op) -> bool:
     return not op.fused and not fields["clamp"] and op.outputs[0].shape[-1] % 4 == 0
 
 
+def pair_sizes(params: dict) -> dict[str, int]:
+    """The build's MF_PAIR_WIDE: its largest paired window sizes the stack buffer."""
+    depth = params.get("depth", params.get("k.depth"))
+    return {"MF_PAIR_WIDE": depth} if depth <= PAIR_WIDE else {}
+
+
 def pair_weights(taps: np.ndarray) -> np.ndarray:
     """int8 weights [channels, depth] (depth % 8 == 0) -> mf_pair_blocks' words: channels in blocks
     of 4 (zero channels pad the last), per block per 4 window values v0..v3 four words, for the
@@ -68,8 +75,8 @@ MAC_COST = 1.25  # instructions per MAC measured: KWS's 64-channel 1x1 convs (1.
 _FILE, _EP_FILE = "mf_conv2d_s8_pair.c", "mf_conv2d_s8_pair_ep.c"
 declare({}, KernelSpec("mf_conv2d_s8_pair", "mf_conv2d_s8_gemm_params", _FILE,
                        fits=fast.dense(pair_fits), prepare=pair_prepare, reversible=True,
-                       mac_cost=MAC_COST, access=WINDOW),
+                       mac_cost=MAC_COST, access=WINDOW, sizes=pair_sizes),
         *(KernelSpec(f"mf_conv2d_s8_pair_{v}", "mf_conv2d_s8_gemm_ep_params", _EP_FILE,
                      base="mf_conv2d_s8_pair", variant=v, reversible=True, mac_cost=MAC_COST,
-                     access=WINDOW)
+                     access=WINDOW, sizes=pair_sizes)
           for v in ("add", "lut", "mul", "rsub", "sub")))

@@ -50,6 +50,9 @@ class KernelSpec:
     reversible: bool = False  # has a `reverse` field: can run its units last first
     access: str | None = None
     mac_cost: float = MAC_COST
+    # Build-wide bounds of the kernel's stack buffers: params -> {macro: bytes or values}; the build
+    # defines each macro in mf_config.h as its largest value over the calls (emit/c.py).
+    sizes: Callable[[dict], dict[str, int]] | None = None
 
     @property
     def files(self) -> tuple[str, ...]:

@@ -33,6 +33,20 @@ DSP_ONLY = ("mf_conv2d_s8_pair",)
 PAIR_ORDER = np.array([0, 2, 4, 6, 1, 3, 5, 7])  # a pair of groups' channels: even, then odd
 
 
+def laid_out_for_helium(compiled) -> bool:
+    """Some call of the build (a cascade's bands, an IF's branches, the init calls included) has
+    its weights laid out for Helium: the MF_L16 flag in its lshift."""
+    def walk(calls):
+        for c in calls:
+            if lanes16(c.params):
+                return True
+            inner = [*getattr(c, "bands", {}).values(), *(x for b in c.branches for x in b.calls.values())]
+            if inner and walk(inner):
+                return True
+        return False
+    return walk([*compiled.calls, *(compiled.init.calls if compiled.init else [])])
+
+
 def has_mve(core: str | None) -> bool:
     return core in MVE_CORES
 
@@ -88,4 +102,5 @@ def lanes16(params: dict) -> bool:
     return bool(int(params.get("lshift", params.get("k.lshift", 0))) & L16)
 
 
-__all__ = ["MVE_CORES", "L16", "has_mve", "kernels_for", "gemm16_depth", "retarget", "dw_pairs", "lanes16"]
+__all__ = ["MVE_CORES", "L16", "has_mve", "kernels_for", "gemm16_depth", "retarget", "dw_pairs", "lanes16",
+           "laid_out_for_helium"]

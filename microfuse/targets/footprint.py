@@ -231,7 +231,12 @@ def footprint_section(compiled, lib, board_core: bool) -> list[dict]:
 
     if shutil.which("arm-none-eabi-gcc") is None:
         return []  # no toolchain to measure with: the build still works, without totals
-    targets = [(compiled.options.core, core_flags(compiled.options.core))]
+    from ..lower import mve
+
+    asked = compiled.options.core
+    # A Helium-laid-out library refuses to compile for another core's DSP assembly (NAME.c #error)
+    helium_only = mve.laid_out_for_helium(compiled) and not mve.has_mve(asked)
+    targets = [] if helium_only else [(asked, core_flags(asked))]
     if board_core:
         board = load_board(compiled.options.board)
         targets.append((f"{board.name} ({board.cpu})", board_flags(board)))

@@ -27,7 +27,9 @@
 #include "mf_conv2d_s8_gemm_body.h"
 
 #define MF_PAIR_OUT_MAX 128 /* output channels of a pixel (the stage holds two pixels) */
-#define MF_PAIR_WIDE 576    /* window values of a pixel (the buffer holds both, as int16) */
+#ifndef MF_PAIR_WIDE         /* window values of a pixel (the buffer holds both, as int16): */
+#define MF_PAIR_WIDE 576     /* a build's mf_config.h sets its largest (lower/fast_gemm.py PAIR_WIDE) */
+#endif
 
 
 /* The state of mf_pair_blocks's loop (the assembly copies it to its frame by offset: keep the

@@ -170,3 +170,17 @@ def test_bench_counts_each_call_only_with_per_op():
     found = json.loads(subprocess.run([*cli, "--per-op", "--json"], capture_output=True, text=True,
                                       check=True).stdout)
     assert found["cycles"] <= sum(op["cycles"] for op in found["per_op"]) <= found["cycles"] * 1.02
+
+
+def test_profile_sums_the_cycles_per_function():
+    """bench/profile.py: the plugin's cycles per block, summed per function of the firmware; the
+    kernels show under their build's names and every block falls inside a function."""
+    tiny = Path(__file__).resolve().parents[2] / "examples" / "tiny_cnn_int8.tflite"
+    script = BENCH.parent / "profile.py"
+    out = subprocess.run([sys.executable, str(script), str(tiny), "--top", "100"], capture_output=True,
+                         text=True, check=True).stdout
+    rows = [line.split() for line in out.splitlines() if line.endswith("%") and not line.startswith("function")]
+    names = [r[0] for r in rows]
+    assert any(n.startswith("tiny_cnn_int8_mf_conv2d") for n in names), names
+    assert "?" not in names and "mf_vectors" not in names
+    assert 99.0 <= sum(float(r[2].rstrip("%")) for r in rows) <= 100.5

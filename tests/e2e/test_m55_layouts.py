@@ -63,3 +63,18 @@ def test_m55_library_is_bit_exact_under_qemu(name, level, libs, tmp_path):
                                      for x, t in zip(sample, graph.inputs)])
             got = [np.frombuffer(b, dtype=t.dtype.np).reshape(t.shape) for b, t in zip(raw, graph.outputs)]
             assert all(np.array_equal(g, w) for g, w in zip(got, want))
+
+
+@NEEDS_ARM
+def test_a_helium_library_refuses_a_cortex_m4_build(libs, tmp_path):
+    """Its weights would be misread by the M4's DSP assembly: NAME.c stops the compiler with a
+    one-line #error, where the M55 and the portable builds compile."""
+    import subprocess
+
+    lib, _ = libs["kws"]
+    src = lib / "kws.c"
+    m4 = ["arm-none-eabi-gcc", "-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16", "-O2"]
+    m55 = ["arm-none-eabi-gcc", "-mcpu=cortex-m55", "-mthumb", "-mfloat-abi=hard", "-O2"]
+    refused = subprocess.run([*m4, "-c", str(src), "-o", str(tmp_path / "m4.o")], capture_output=True, text=True)
+    assert refused.returncode != 0 and "was built for a Helium core" in refused.stderr
+    subprocess.run([*m55, "-c", str(src), "-o", str(tmp_path / "m55.o")], check=True, capture_output=True)

@@ -14,6 +14,7 @@ from microfuse.ops.attrs import ConvAttrs
 from microfuse.testing import inputs
 from microfuse.testing.modelgen import merge
 from microfuse.testing.stages import lowered
+from tests.conftest import REPO
 from tests.harness import always_fuse, case_count, on_qemu, reference  # noqa: F401 (a fixture)
 from tests.kernels import placements
 from tests.kernels.cases import (ACTIVATIONS, act_quant, int8_weights, int32_bias, out_quant, single_op,
@@ -104,3 +105,20 @@ def test_pair_fits_only_eight_channel_runs_and_a_stage_of_both_pixels():
         wshape = (4, 1, 1, ic)
         op.inputs[1] = Tensor("weights", wshape, DType.INT8, op.inputs[1].quant, int8_weights(rng, wshape))
         assert not fast_gemm.pair_fits(op, "balanced")
+
+
+def test_a_build_sizes_the_window_buffer_by_its_largest_paired_window(tmp_path):
+    """mf_config.h defines MF_PAIR_WIDE as the build's largest paired window (the stack buffer), not
+    the kernel's bound; a build without the pair kernel leaves the bound."""
+    from microfuse.pipeline import build
+
+    rng = np.random.default_rng(SEED)
+    graph = merge([pair_graph(rng, i) for i in range(6)], "sizes")
+    compiled = build(graph, tmp_path / "lib")
+    depths = [c.params["depth"] for c in compiled.calls if c.kernel == KERNEL]
+    paired = [d for d in depths if d <= fast_gemm.PAIR_WIDE]
+    assert paired and max(paired) < fast_gemm.PAIR_WIDE
+    config = (tmp_path / "lib" / "mf_config.h").read_text()
+    assert f"#define MF_PAIR_WIDE {max(paired)}\n" in config
+    build(REPO / "examples" / "tiny_cnn_int8.tflite", tmp_path / "tiny")  # no paired conv
+    assert "MF_PAIR_WIDE" not in (tmp_path / "tiny" / "mf_config.h").read_text()
