@@ -38,55 +38,12 @@ MF_INLINE int32_t mf_fast_ep(const mf_epilogue_s8 *e, const mf_fast_addsub *a, i
 }
 
 #if MF_ASM_LOOPS
-/* The rescalings of a residual ADD in the form TFLite gives every int8 ADD (left shift 20): the
- * side of the larger input scale has multiplier 0.5 (the shortcut (22, 2^30, 1, 1), which is
- * exactly x << 19), the other one the shortcut's left shift 21, and the output's left shift 1.
- * Then per element, with G the general side and P the shifted one,
- *     o = (SMMLAR((g + g_off) << 21, m, rnd') + sign) >> n  +  p << 19
- * where rnd' = rnd + (p_off << (19 + n)) folds P's offset in (exact: a multiple of 2^n). */
-typedef struct {
-    const int8_t *g, *p;                  /* the two sides' elements (stage or residual) */
-    int32_t gc, gm, gr, gn, om, orr, on;  /* g_off << 21, G's mult, rnd', rshift; the output's */
-} mf_addq_fast;
-
-MF_INLINE int mf_addq_shift19(int32_t lshift, int32_t mult, int32_t rnd, int32_t rshift)
-{
-    return lshift == 22 && mult == (int32_t)(1u << 30) && rnd == 1 && rshift == 1;
-}
-
-/* The fast form of (e, a) if it has one (1), else 0. */
-MF_INLINE int mf_addq_fast_form(const mf_epilogue_s8 *e, const mf_fast_addsub *a, const int8_t *stage,
-                                const int8_t *res, mf_addq_fast *f)
-{
-    int32_t goff, poff, gl;
-    int64_t gr;
-    if (a->o_lshift != 1) {
-        return 0;
-    }
-    if (mf_addq_shift19(a->v_lshift, a->v_mult, a->v_round, a->v_rshift)) {
-        f->g = res, f->p = stage, goff = e->r_offset, poff = e->v_offset, gl = a->r_lshift;
-        f->gm = a->r_mult, f->gr = a->r_round, f->gn = a->r_rshift;
-    } else if (mf_addq_shift19(a->r_lshift, a->r_mult, a->r_round, a->r_rshift)) {
-        f->g = stage, f->p = res, goff = e->v_offset, poff = e->r_offset, gl = a->v_lshift;
-        f->gm = a->v_mult, f->gr = a->v_round, f->gn = a->v_rshift;
-    } else {
-        return 0;
-    }
-    if (gl != 21 || f->gn < 1 || f->gn > 11) {
-        return 0;
-    }
-    /* |SMMLAR((g + g_off) << 21, m, 0)| < 2^28: with |rnd'| < 2^30 the sum stays in int32 */
-    gr = (int64_t)f->gr + (int64_t)poff * ((int64_t)1 << (19 + f->gn));
-    if (gr >= ((int64_t)1 << 30) || gr <= -((int64_t)1 << 30)) {
-        return 0;
-    }
-    f->gr = (int32_t)gr;
-    f->gc = (int32_t)((uint32_t)goff << 21);
-    f->om = a->o_mult, f->orr = a->o_round, f->on = a->o_rshift;
-    return 1;
-}
-
-/* One element of the fast form: loads (addressing modes G, P), 10 ALU steps, result in t. */
+/* An ADD in the form TFLite gives every int8 ADD (left shift 20; lower/fast.py _addq_fast checks
+ * it on every input): the side of the larger input scale, P, rescales to exactly p_off + p << 19
+ * (multiplier 0.5), the other one, G, has the shortcut's left shift 21, the output's is 1. So
+ *     o = (SMMLAR((g + g_off) << 21, gm, gr) + sign) >> gn  +  p << 19
+ * with gc = g_off << 21 and P's offset folded into gr as p_off << (19 + gn) (a multiple of
+ * 2^gn), then the output's rescaling: ten ALU steps an element, every constant in a register. */
 #define MF_AQ_LOAD(G, P) "ldrsb %[g], " G "\n\tldrsb %[p], " P "\n\t"
 #define MF_AQ_CALC                                 \
     "add %[g], %[gc], %[g], lsl #21\n\t"           \
@@ -99,8 +56,8 @@ MF_INLINE int mf_addq_fast_form(const mf_epilogue_s8 *e, const mf_fast_addsub *a
     "add %[t], %[t], %[g], asr #31\n\t"            \
     "asr %[t], %[t], %[on]\n\t"                    \
     "ssat %[t], #8, %[t]\n\t"
-/* Two elements a step (an even count >= 2); the first one's store after the second one's loads
- * (reading ahead of a later-processed element is allowed: plan/inplace.py). */
+/* Two elements a step; the first one's store after the second one's loads (reading ahead of a
+ * later-processed element is allowed: plan/inplace.py). */
 #define MF_AQ_PAIRS(G, P, O)                                                                  \
     "1:\n\t" MF_AQ_LOAD(G, P) MF_AQ_CALC MF_AQ_LOAD(G, P) "strb %[t], " O "\n\t" MF_AQ_CALC \
     "strb %[t], " O "\n\t"                                                                    \
@@ -108,16 +65,19 @@ MF_INLINE int mf_addq_fast_form(const mf_epilogue_s8 *e, const mf_fast_addsub *a
     "bne 1b\n\t"
 #define MF_AQ_OPERANDS                                                                          \
     : [g] "=&r"(g), [p] "=&r"(p), [t] "=&r"(t), [jg] "+r"(jg), [jp] "+r"(jp), [jo] "+r"(jo)      \
-    : [end] "r"(end), [gc] "r"(f->gc), [gm] "r"(f->gm), [gr] "r"(f->gr), [gn] "r"(f->gn),      \
-      [om] "r"(f->om), [orr] "r"(f->orr), [on] "r"(f->on)                                       \
+    : [end] "r"(end), [gc] "r"(a->gc), [gm] "r"(a->gm), [gr] "r"(a->gr), [gn] "r"(a->gn),      \
+      [om] "r"(a->om), [orr] "r"(a->orr), [on] "r"(a->on)                                       \
     : "cc", "memory"
 
-/* Elements [lo, hi) of the fast form (hi - lo even, >= 2), last to first when reversed. */
-MF_HELPER void mf_addq_fast_pairs(const mf_addq_fast *f, int8_t *out, int32_t lo, int32_t hi, int reverse)
+/* Elements [lo, hi) of stage and res to out (hi - lo even, >= 2), last to first when reversed. */
+MF_HELPER void mf_addq_pairs(const mf_fast_addsub *a, const int8_t *stage, const int8_t *res, int8_t *out,
+                             int32_t lo, int32_t hi, int reverse)
 {
+    const int8_t *g0 = a->which == 1 ? stage : res, *p0 = a->which == 1 ? res : stage;
+    const int32_t from = reverse ? hi : lo;
+    const int8_t *jg = g0 + from, *jp = p0 + from, *end = g0 + (reverse ? lo : hi);
+    int8_t *jo = out + from;
     int32_t g, p, t;
-    const int8_t *jg = f->g + (reverse ? hi : lo), *jp = f->p + (reverse ? hi : lo), *end = f->g + (reverse ? lo : hi);
-    int8_t *jo = out + (reverse ? hi : lo);
     if (reverse) {
         __asm__ volatile(MF_AQ_PAIRS("[%[jg], #-1]!", "[%[jp], #-1]!", "[%[jo], #-1]!") MF_AQ_OPERANDS);
     } else {
@@ -131,7 +91,8 @@ MF_HELPER void mf_addq_fast_pairs(const mf_addq_fast *f, int8_t *out, int32_t lo
 #endif
 
 /* The finishing pass of a residual ADD / SUB / RSUB with the shortcut rescaling and no tables:
- * stage[j] -> out[j] for j in [0, count), last to first when reversed (count >= 1). */
+ * stage[j] -> out[j] for j in [0, count), last to first when reversed (count >= 1). An ADD in
+ * TFLite's form without bounds runs mf_addq_pairs, its first element here when count is odd. */
 MF_HELPER void mf_fast_finish_addsub(const int8_t *stage, int32_t count, int clamp, int32_t lo,
                                      int32_t hi, const mf_epilogue_s8 *e, const mf_fast_addsub *a,
                                      int kind, const int8_t *res, int8_t *out, int reverse)
@@ -143,55 +104,9 @@ MF_HELPER void mf_fast_finish_addsub(const int8_t *stage, int32_t count, int cla
     const int32_t step = reverse ? -1 : 1;
     int32_t j = reverse ? count - 1 : 0, k, n = count;
 #if MF_ASM_LOOPS
-    mf_addq_fast f;
-    int fast = 0;
-    if (kind == MF_EP_ADDQ && !clamp && olo == -128 && ohi == 127) {
-        fast = count >= 2 && mf_addq_fast_form(e, a, stage, res, &f);
-        if (fast) {
-            n = count & 1;  /* an odd count: the first element here, the pairs below */
-        } else {
-            /* 31 instructions per element: both rescalings, the sum, the output's, saturation. */
-            int32_t v, r, t1, t2, t3, left = count;
-            __asm__ volatile(
-                "1:\n\t"
-                "ldrsb %[v], [%[s], %[j]]\n\t"
-                "ldrsb %[r], [%[rp], %[j]]\n\t"
-                "add %[v], %[v], %[voff]\n\t"
-                "add %[r], %[r], %[roff]\n\t"
-                "ldrd %[t1], %[t2], [%[a], #0]\n\t"
-                "ldr %[t3], [%[a], #8]\n\t"
-                "lsl %[v], %[v], %[t1]\n\t"
-                "smmlar %[t3], %[v], %[t2], %[t3]\n\t"
-                "add %[t3], %[t3], %[v], asr #31\n\t"
-                "ldr %[t1], [%[a], #12]\n\t"
-                "asr %[v], %[t3], %[t1]\n\t"
-                "ldrd %[t1], %[t2], [%[a], #16]\n\t"
-                "ldr %[t3], [%[a], #24]\n\t"
-                "lsl %[r], %[r], %[t1]\n\t"
-                "smmlar %[t3], %[r], %[t2], %[t3]\n\t"
-                "add %[t3], %[t3], %[r], asr #31\n\t"
-                "ldr %[t1], [%[a], #28]\n\t"
-                "asr %[r], %[t3], %[t1]\n\t"
-                "add %[v], %[v], %[r]\n\t"
-                "ldrd %[t1], %[t2], [%[a], #32]\n\t"
-                "ldr %[t3], [%[a], #40]\n\t"
-                "lsl %[v], %[v], %[t1]\n\t"
-                "smmlar %[t3], %[v], %[t2], %[t3]\n\t"
-                "add %[t3], %[t3], %[v], asr #31\n\t"
-                "ldr %[t1], [%[a], #44]\n\t"
-                "asr %[v], %[t3], %[t1]\n\t"
-                "ssat %[v], #8, %[v]\n\t"
-                "strb %[v], [%[o], %[j]]\n\t"
-                "add %[j], %[j], %[step]\n\t"
-                "subs %[n], %[n], #1\n\t"
-                "bne 1b\n\t"
-                : [v] "=&r"(v), [r] "=&r"(r), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3),
-                  [j] "+r"(j), [n] "+r"(left)
-                : [s] "r"(stage), [rp] "r"(res), [o] "r"(out), [a] "r"(a), [voff] "r"(v_off),
-                  [roff] "r"(r_off), [step] "r"(step)
-                : "cc", "memory");
-            return;
-        }
+    const int pairs = kind == MF_EP_ADDQ && a->which != 0 && !clamp && olo == -128 && ohi == 127 && count >= 2;
+    if (pairs) {
+        n = count & 1;
     }
 #endif
     for (k = 0; k < n; k++, j += step) {
@@ -206,8 +121,8 @@ MF_HELPER void mf_fast_finish_addsub(const int8_t *stage, int32_t count, int cla
         out[j] = (int8_t)MF_CLAMP(o, olo, ohi);
     }
 #if MF_ASM_LOOPS
-    if (fast) {
-        mf_addq_fast_pairs(&f, out, reverse ? 0 : n, reverse ? count - n : count, reverse);
+    if (pairs) {
+        mf_addq_pairs(a, stage, res, out, reverse ? 0 : n, reverse ? count - n : count, reverse);
     }
 #endif
 #endif
