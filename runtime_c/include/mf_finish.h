@@ -70,7 +70,7 @@ MF_INLINE int32_t mf_fast_ep(const mf_epilogue_s8 *e, const mf_fast_addsub *a, i
     : "cc", "memory"
 
 /* Elements [lo, hi) of stage and res to out (hi - lo even, >= 2), last to first when reversed. */
-MF_HELPER void mf_addq_pairs(const mf_fast_addsub *a, const int8_t *stage, const int8_t *res, int8_t *out,
+MF_INLINE void mf_addq_pairs(const mf_fast_addsub *a, const int8_t *stage, const int8_t *res, int8_t *out,
                              int32_t lo, int32_t hi, int reverse)
 {
     const int8_t *g0 = a->which == 1 ? stage : res, *p0 = a->which == 1 ? res : stage;
