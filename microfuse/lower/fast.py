@@ -260,41 +260,43 @@ def _addsub_table(ep: dict) -> ConstArray | str:
     oq = _shortcut(raw, _reference_scale(raw, 0, om, os_), 0, om, os_, extra_round=zo)
     if oq is None:
         return "NULL"
-    fast = _addq_fast(sides, ep, oq)
-    return ConstArray("addq", np.array([*vq, *rq, *oq, *fast], np.int64).astype(np.int32))
+    lin = _addq_linear(sv, sr, om, os_, zo)
+    return ConstArray("addq", np.array([*vq, *rq, *oq, *lin], np.int64).astype(np.int32))
 
 
-def _addq_fast(sides: list, ep: dict, oq: tuple) -> list[int]:
-    """mf_fast_addsub's M4 form of an ADD (mf_finish.h, mf_addq_fast_pairs), checked on every
-    int8 input: [which, gc, gm, gr, gn, om, orr, on], which = 1 when the stage (the value side)
-    is G, the general side, 2 when the residual is, 0 when there is no such form. P, the other
-    side, must rescale to exactly (p + p_off) << 19 (TFLite's ADD: the input of the larger
-    scale, multiplier 0.5); G must equal (SMMLAR((g + g_off) << 21, gm, gr) + sign) >> gn, its
-    offset folded in as g_off << 21 (gc) and P's as p_off << (19 + gn) in gr."""
-    none = [0] * 8
-    if oq[0] != 1:  # the output's left shift: the asm's `lsl #1`
-        return none
-    offs = (int(ep["ep.v_offset"]), int(ep["ep.r_offset"]))
-    for which, (gi, pi) in ((1, (0, 1)), (2, (1, 0))):
-        (xp, sp, _), (xg, sg, gq) = sides[pi], sides[gi]
-        if not np.array_equal(sp, xp << 19):
-            continue
-        poff, goff = offs[pi], offs[gi]
-        # G's own shortcut when its left shift is 21, or with k bits less of multiplier and
-        # shift (P's offset then fits in gr); a G that is itself x << 19 as (2^31 - 1, 1, 1)
-        cands = [((gq[1] + (1 << k >> 1)) >> k, 1 << (gq[3] - k - 1), gq[3] - k)
-                 for k in range(gq[3])] if gq[0] == 21 and gq[2] == 1 << (gq[3] - 1) else []
-        cands.append(((1 << 31) - 1, 1, 1))
-        for gm, grnd, gn in cands:
-            gr = grnd + (poff << (19 + gn))
-            if abs(gr) >= INT32 or gm >= INT32:
-                continue
-            xs = xg << 21
-            t = ((xs * gm + INT32) >> 32) + gr + (xs >> 31)
-            if np.all(np.abs(xs) < INT32) and np.all(np.abs(t) < INT32 - 1) and \
-                    np.array_equal(t >> gn, sg + (poff << 19)):
-                return [which, goff << 21, gm, gr, gn, oq[1], oq[2], oq[3]]
-    return none
+ADDQ_SHIFT = 21  # mf_finish.h MF_AQ_CALC's `ssat ..., asr #21`
+
+
+def _addq_linear(sv: np.ndarray, sr: np.ndarray, om: int, os_: int, zo: int) -> list[int]:
+    """An ADD's output as one linear function of its two int8 inputs v (the op's value) and r
+    (the residual), for mf_finish.h's two-element loop: [1, a, b, c] with
+        out = ssat8((c + floor((v << 24) a / 2^32) + floor((r << 24) b / 2^32)) >> 21)
+    (two SMMLAs) equal to TFLite's ADD on all 65,536 input pairs, else [0, 0, 0, 0]. The
+    slopes come from a least-squares fit of TFLite's unrounded result, c from the bounds every
+    pair puts on it."""
+    q = np.arange(-128, 128, dtype=np.int64)
+    raw = sv[:, None] + sr[None, :]
+    want = np.clip(_reference_scale(raw.ravel(), 0, om, os_).reshape(256, 256) + zo, -128, 127)
+    real = raw * (om / 2.0**31 * 2.0**os_)
+    n = 256 * 256
+    fit = np.linalg.lstsq(np.stack([np.repeat(q, 256), np.tile(q, 256), np.ones(n)], 1).astype(float),
+                          real.ravel(), rcond=None)[0]
+    scale = 1 << (ADDQ_SHIFT + 8)
+    lo_rows, hi_rows = want > -128, want < 127  # the saturated outputs bound c on one side
+    for da, db in ((0, 0), (-1, 0), (1, 0), (0, -1), (0, 1)):
+        a, b = round(fit[0] * scale) + da, round(fit[1] * scale) + db
+        if max(abs(a), abs(b)) >= INT32:
+            break
+        f = ((q * a) >> 8)[:, None] + ((q * b) >> 8)[None, :]
+        lo = int(np.max((want[lo_rows] << ADDQ_SHIFT) - f[lo_rows]))
+        hi = int(np.min(((want[hi_rows] + 1) << ADDQ_SHIFT) - f[hi_rows]))
+        if lo < hi:
+            c = (lo + hi) // 2
+            t = f + c
+            if abs(c) < INT32 and np.all(np.abs(t) < INT32) and \
+                    np.array_equal(np.clip(t >> ADDQ_SHIFT, -128, 127), want):
+                return [1, a, b, c]
+    return [0, 0, 0, 0]
 
 
 # -- CONV_2D: mf_conv2d_s8_gemm ---------------------------------------------------------------

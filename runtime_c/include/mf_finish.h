@@ -38,53 +38,46 @@ MF_INLINE int32_t mf_fast_ep(const mf_epilogue_s8 *e, const mf_fast_addsub *a, i
 }
 
 #if MF_ASM_LOOPS
-/* An ADD in the form TFLite gives every int8 ADD (left shift 20; lower/fast.py _addq_fast checks
- * it on every input): the side of the larger input scale, P, rescales to exactly p_off + p << 19
- * (multiplier 0.5), the other one, G, has the shortcut's left shift 21, the output's is 1. So
- *     o = (SMMLAR((g + g_off) << 21, gm, gr) + sign) >> gn  +  p << 19
- * with gc = g_off << 21 and P's offset folded into gr as p_off << (19 + gn) (a multiple of
- * 2^gn), then the output's rescaling: ten ALU steps an element, every constant in a register. */
-#define MF_AQ_LOAD(G, P) "ldrsb %[g], " G "\n\tldrsb %[p], " P "\n\t"
-#define MF_AQ_CALC                                 \
-    "add %[g], %[gc], %[g], lsl #21\n\t"           \
-    "smmlar %[t], %[g], %[gm], %[gr]\n\t"          \
-    "add %[t], %[t], %[g], asr #31\n\t"            \
-    "asr %[t], %[t], %[gn]\n\t"                    \
-    "add %[t], %[t], %[p], lsl #19\n\t"            \
-    "lsl %[g], %[t], #1\n\t"                       \
-    "smmlar %[t], %[g], %[om], %[orr]\n\t"         \
-    "add %[t], %[t], %[g], asr #31\n\t"            \
-    "asr %[t], %[t], %[on]\n\t"                    \
-    "ssat %[t], #8, %[t]\n\t"
-/* Two elements a step; the first one's store after the second one's loads (reading ahead of a
- * later-processed element is allowed: plan/inplace.py). */
-#define MF_AQ_PAIRS(G, P, O)                                                                  \
-    "1:\n\t" MF_AQ_LOAD(G, P) MF_AQ_CALC MF_AQ_LOAD(G, P) "strb %[t], " O "\n\t" MF_AQ_CALC \
-    "strb %[t], " O "\n\t"                                                                    \
-    "cmp %[jg], %[end]\n\t"                                                                   \
+/* An ADD whose output is one linear function of its two int8 inputs (lower/fast.py _addq_linear
+ * checks it on every pair: TFLite's roundings never reach an integer boundary):
+ *     out = ssat8((c + SMMLA(v << 24, a) + SMMLA(r << 24, b)) >> 21)
+ * five ALU steps an element, two elements a step (their four loads, then their two stores:
+ * reading ahead of a later-processed element is allowed, plan/inplace.py). */
+#define MF_AQ_CALC(v, r)                           \
+    "lsl %[" v "], %[" v "], #24\n\t"              \
+    "smmla %[" v "], %[" v "], %[a], %[c]\n\t"     \
+    "lsl %[" r "], %[" r "], #24\n\t"              \
+    "smmla %[" v "], %[" r "], %[b], %[" v "]\n\t"
+#define MF_AQ_PAIRS(S, R, O)                                                                    \
+    "1:\n\t"                                                                                    \
+    "ldrsb %[v0], " S "\n\tldrsb %[r0], " R "\n\tldrsb %[v1], " S "\n\tldrsb %[r1], " R "\n\t" \
+    MF_AQ_CALC("v0", "r0") MF_AQ_CALC("v1", "r1")                                               \
+    "ssat %[v0], #8, %[v0], asr #21\n\t"                                                        \
+    "ssat %[v1], #8, %[v1], asr #21\n\t"                                                        \
+    "strb %[v0], " O "\n\t"                                                                     \
+    "strb %[v1], " O "\n\t"                                                                     \
+    "cmp %[js], %[end]\n\t"                                                                     \
     "bne 1b\n\t"
-#define MF_AQ_OPERANDS                                                                          \
-    : [g] "=&r"(g), [p] "=&r"(p), [t] "=&r"(t), [jg] "+r"(jg), [jp] "+r"(jp), [jo] "+r"(jo)      \
-    : [end] "r"(end), [gc] "r"(a->gc), [gm] "r"(a->gm), [gr] "r"(a->gr), [gn] "r"(a->gn),      \
-      [om] "r"(a->om), [orr] "r"(a->orr), [on] "r"(a->on)                                       \
+#define MF_AQ_OPERANDS                                                                           \
+    : [v0] "=&r"(v0), [r0] "=&r"(r0), [v1] "=&r"(v1), [r1] "=&r"(r1), [js] "+r"(js), [jr] "+r"(jr), \
+      [jo] "+r"(jo)                                                                               \
+    : [end] "r"(end), [a] "r"(a->lin_v), [b] "r"(a->lin_r), [c] "r"(a->lin_c)                    \
     : "cc", "memory"
 
 /* Elements [lo, hi) of stage and res to out (hi - lo even, >= 2), last to first when reversed. */
 MF_INLINE void mf_addq_pairs(const mf_fast_addsub *a, const int8_t *stage, const int8_t *res, int8_t *out,
                              int32_t lo, int32_t hi, int reverse)
 {
-    const int8_t *g0 = a->which == 1 ? stage : res, *p0 = a->which == 1 ? res : stage;
     const int32_t from = reverse ? hi : lo;
-    const int8_t *jg = g0 + from, *jp = p0 + from, *end = g0 + (reverse ? lo : hi);
+    const int8_t *js = stage + from, *jr = res + from, *end = stage + (reverse ? lo : hi);
     int8_t *jo = out + from;
-    int32_t g, p, t;
+    int32_t v0, r0, v1, r1;
     if (reverse) {
-        __asm__ volatile(MF_AQ_PAIRS("[%[jg], #-1]!", "[%[jp], #-1]!", "[%[jo], #-1]!") MF_AQ_OPERANDS);
+        __asm__ volatile(MF_AQ_PAIRS("[%[js], #-1]!", "[%[jr], #-1]!", "[%[jo], #-1]!") MF_AQ_OPERANDS);
     } else {
-        __asm__ volatile(MF_AQ_PAIRS("[%[jg]], #1", "[%[jp]], #1", "[%[jo]], #1") MF_AQ_OPERANDS);
+        __asm__ volatile(MF_AQ_PAIRS("[%[js]], #1", "[%[jr]], #1", "[%[jo]], #1") MF_AQ_OPERANDS);
     }
 }
-#undef MF_AQ_LOAD
 #undef MF_AQ_CALC
 #undef MF_AQ_PAIRS
 #undef MF_AQ_OPERANDS
@@ -92,7 +85,7 @@ MF_INLINE void mf_addq_pairs(const mf_fast_addsub *a, const int8_t *stage, const
 
 /* The finishing pass of a residual ADD / SUB / RSUB with the shortcut rescaling and no tables:
  * stage[j] -> out[j] for j in [0, count), last to first when reversed (count >= 1). An ADD in
- * TFLite's form without bounds runs mf_addq_pairs, its first element here when count is odd. */
+ * that is linear (and without bounds) runs mf_addq_pairs, its first element here when count is odd. */
 MF_HELPER void mf_fast_finish_addsub(const int8_t *stage, int32_t count, int clamp, int32_t lo,
                                      int32_t hi, const mf_epilogue_s8 *e, const mf_fast_addsub *a,
                                      int kind, const int8_t *res, int8_t *out, int reverse)
@@ -104,7 +97,7 @@ MF_HELPER void mf_fast_finish_addsub(const int8_t *stage, int32_t count, int cla
     const int32_t step = reverse ? -1 : 1;
     int32_t j = reverse ? count - 1 : 0, k, n = count;
 #if MF_ASM_LOOPS
-    const int pairs = kind == MF_EP_ADDQ && a->which != 0 && !clamp && olo == -128 && ohi == 127 && count >= 2;
+    const int pairs = kind == MF_EP_ADDQ && a->linear != 0 && !clamp && olo == -128 && ohi == 127 && count >= 2;
     if (pairs) {
         n = count & 1;
     }

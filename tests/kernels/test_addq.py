@@ -1,6 +1,6 @@
-"""The fused residual ADD's M4 form (mf_finish.h mf_addq_pairs, lower/fast.py _addq_fast) vs
-TFLite Micro: convs (the two-pixel and the GEMM kernel), depthwise convs and fully-connected ops
-ending in an ADD whose two input scales are 1/16..16 apart (either side the general one, equal
+"""The fused residual ADD as one linear function of its inputs (mf_finish.h mf_addq_pairs,
+lower/fast.py _addq_linear) vs TFLite Micro: convs (the two-pixel and the GEMM kernel), depthwise
+convs and fully-connected ops ending in an ADD whose two input scales are 1/14..14 apart (equal
 scales too), odd channel counts (a first element before the pairs), extreme zero points, on the
 host (the C loop) and under QEMU mps2-an386 (the assembly), each call also over its input at the
 planner's tightest forward and backward (reverse = 1) shifts. And the form itself, simulated in
@@ -86,24 +86,24 @@ def prepared(count_local: int, count_ci: int = 36):
     return calls, runs
 
 
-def forms(calls) -> set[int]:
-    return {int(np.asarray(c.params["k.addq"].data)[12]) for c in calls
-            if isinstance(c.params.get("k.addq"), ConstArray)}
+def linear(calls) -> list[int]:
+    return [int(np.asarray(c.params["k.addq"].data)[12]) for c in calls
+            if isinstance(c.params.get("k.addq"), ConstArray)]
 
 
-def test_addq_form_matches_tflm_on_host_in_overlapping_arenas(tmp_path, always_fuse):
+def test_addq_linear_matches_tflm_on_host_in_overlapping_arenas(tmp_path, always_fuse):
     calls, runs = prepared(18)
-    assert {1, 2} <= forms(calls)  # the stage or the residual the general side
+    assert sum(linear(calls)) >= 0.9 * len(linear(calls)) > 10
     assert any(r.call.params.get(r.call.reverse_key or "", 0) == 1 for r in runs)
     failures = placements.run(runs, tmp_path)
     assert not failures, "\n".join(failures)
 
 
 @on_qemu
-def test_addq_form_matches_tflm_under_qemu_m4_in_overlapping_arenas(tmp_path, always_fuse):
+def test_addq_linear_matches_tflm_under_qemu_m4_in_overlapping_arenas(tmp_path, always_fuse):
     """The assembly loop (mf_addq_pairs) on Cortex-M4F."""
     calls, runs = prepared(18)
-    assert {1, 2} <= forms(calls)
+    assert sum(linear(calls)) >= 0.9 * len(linear(calls)) > 10
     failures = placements.run(runs, tmp_path, "qemu-mps2-an386")
     assert not failures, "\n".join(failures)
 
@@ -114,7 +114,7 @@ def _reference(x: np.ndarray, mult: int, shift: int, left: int) -> np.ndarray:
 
 @pytest.mark.parametrize("case", range(24))
 def test_addq_form_is_tflite_add_on_every_pair(case):
-    """The asm's arithmetic (mf_finish.h MF_AQ_CALC) in numpy, int32 steps checked, on all
+    """The asm's arithmetic (mf_finish.h MF_AQ_CALC) in numpy, the int32 sum checked, on all
     65,536 input pairs, for scale ratios 1/20..20, extreme zero points and output scales."""
     rng = np.random.default_rng(case)
     s1 = 10 ** rng.uniform(-3, 0)
@@ -130,23 +130,13 @@ def test_addq_form_is_tflite_add_on_every_pair(case):
     table = fast._addsub_table(ep)
     if isinstance(table, str):
         pytest.skip("no shortcut table")
-    which, gc, gm, gr, gn, om, orr, on = (int(v) for v in np.asarray(table.data)[12:])
-    if which == 0:
-        assert min(s1, s2) / max(s1, s2) < 1 / 12  # the form exists but for far-apart scales
-        return
+    found, a, b, c = (int(v) for v in np.asarray(table.data)[12:])
     q = np.arange(-128, 128, dtype=np.int64)
     sv, sr = _reference(q - z1, m1, e1, 20), _reference(q - z2, m2, e2, 20)
     want = np.clip(np.array([mul_by_quantized_multiplier(int(v), mo, eo) for v in
                              (sv[:, None] + sr[None, :]).ravel()]).reshape(256, 256) + zo, -128, 127)
-    g = q[:, None] if which == 1 else q[None, :]  # rows: the value (stage), columns: the residual
-    p = q[None, :] if which == 1 else q[:, None]
-    xs = gc + (g << 21)
-    t = ((xs * gm + (1 << 31)) >> 32) + gr
-    assert np.all(np.abs(xs) < 1 << 31) and np.all(np.abs(t) < 1 << 31)
-    o = ((t + (xs >> 31)) >> gn) + (p << 19)
-    xo = o << 1
-    assert np.all(np.abs(xo) < 1 << 31)
-    t = ((xo * om + (1 << 31)) >> 32) + orr
+    assert found  # seeded: every case here has the form (a rare quantization has not: the C loop)
+    # rows: the op's value, columns: the residual; SMMLA: c + floor((x << 24) * m / 2^32)
+    t = c + (((q << 24) * a) >> 32)[:, None] + (((q << 24) * b) >> 32)[None, :]
     assert np.all(np.abs(t) < 1 << 31)
-    got = np.clip((t + (xo >> 31)) >> on, -128, 127)
-    assert np.array_equal(np.broadcast_to(got, (256, 256)), want)
+    assert np.array_equal(np.clip(t >> 21, -128, 127), want)
