@@ -84,8 +84,8 @@ MF_INLINE void mf_addq_pairs(const mf_fast_addsub *a, const int8_t *stage, const
 #endif
 
 /* The finishing pass of a residual ADD / SUB / RSUB with the shortcut rescaling and no tables:
- * stage[j] -> out[j] for j in [0, count), last to first when reversed (count >= 1). An ADD in
- * that is linear (and without bounds) runs mf_addq_pairs, its first element here when count is odd. */
+ * stage[j] -> out[j] for j in [0, count), last to first when reversed (count >= 1). An ADD
+ * that is linear (and without bounds) runs mf_addq_pairs, its last element here when count is odd. */
 MF_HELPER void mf_fast_finish_addsub(const int8_t *stage, int32_t count, int clamp, int32_t lo,
                                      int32_t hi, const mf_epilogue_s8 *e, const mf_fast_addsub *a,
                                      int kind, const int8_t *res, int8_t *out, int reverse)
@@ -93,31 +93,29 @@ MF_HELPER void mf_fast_finish_addsub(const int8_t *stage, int32_t count, int cla
 #if MF_MVE
     mf_mve_finish_addsub(stage, count, clamp, lo, hi, e, a, kind, res, out, reverse);
 #else
-    const int32_t v_off = e->v_offset, r_off = e->r_offset, olo = e->act_min, ohi = e->act_max;
-    const int32_t step = reverse ? -1 : 1;
     int32_t j = reverse ? count - 1 : 0, k, n = count;
 #if MF_ASM_LOOPS
-    const int pairs = kind == MF_EP_ADDQ && a->linear != 0 && !clamp && olo == -128 && ohi == 127 && count >= 2;
-    if (pairs) {
-        n = count & 1;
+    if (kind == MF_EP_ADDQ && a->linear != 0 && !clamp && e->act_min == -128 && e->act_max == 127 &&
+        count >= 2) {
+        const int32_t even = count & ~1;
+        mf_addq_pairs(a, stage, res, out, reverse ? count - even : 0, reverse ? count : even, reverse);
+        if (even == count) {
+            return;
+        }
+        j = reverse ? 0 : count - 1, n = 1;
     }
 #endif
-    for (k = 0; k < n; k++, j += step) {
+    for (k = 0; k < n; k++, j += reverse ? -1 : 1) {
         int32_t v = stage[j], sv, sr, o;
         if (clamp) {
             v = MF_CLAMP(v, lo, hi);
         }
-        sv = mf_fast_scale(v + v_off, a->v_lshift, a->v_mult, a->v_round, a->v_rshift);
-        sr = mf_fast_scale(res[j] + r_off, a->r_lshift, a->r_mult, a->r_round, a->r_rshift);
+        sv = mf_fast_scale(v + e->v_offset, a->v_lshift, a->v_mult, a->v_round, a->v_rshift);
+        sr = mf_fast_scale(res[j] + e->r_offset, a->r_lshift, a->r_mult, a->r_round, a->r_rshift);
         o = kind == MF_EP_ADDQ ? sv + sr : kind == MF_EP_SUBQ ? sv - sr : sr - sv;
         o = mf_fast_scale(o, a->o_lshift, a->o_mult, a->o_round, a->o_rshift);
-        out[j] = (int8_t)MF_CLAMP(o, olo, ohi);
+        out[j] = (int8_t)MF_CLAMP(o, e->act_min, e->act_max);
     }
-#if MF_ASM_LOOPS
-    if (pairs) {
-        mf_addq_pairs(a, stage, res, out, reverse ? 0 : n, reverse ? count - n : count, reverse);
-    }
-#endif
 #endif
 }
 
