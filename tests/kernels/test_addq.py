@@ -1,7 +1,7 @@
 """The fused residual ADD as one linear function of its inputs (mf_finish.h mf_addq_pairs,
 lower/fast.py _addq_linear) vs TFLite Micro: convs (the two-pixel and the GEMM kernel), depthwise
 convs and fully-connected ops ending in an ADD whose two input scales are 1/14..14 apart (equal
-scales too), odd channel counts (a first element before the pairs), extreme zero points, on the
+scales too), odd channel counts (a last element after the pairs), extreme zero points, on the
 host (the C loop) and under QEMU mps2-an386 (the assembly), each call also over its input at the
 planner's tightest forward and backward (reverse = 1) shifts. And the form itself, simulated in
 numpy on every pair of int8 inputs against TFLite's arithmetic."""
