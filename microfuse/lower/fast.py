@@ -260,7 +260,43 @@ def _addsub_table(ep: dict) -> ConstArray | str:
     oq = _shortcut(raw, _reference_scale(raw, 0, om, os_), 0, om, os_, extra_round=zo)
     if oq is None:
         return "NULL"
-    return ConstArray("addq", np.array([*vq, *rq, *oq], np.int64).astype(np.int32))
+    lin = _addq_linear(sv, sr, om, os_, zo)
+    return ConstArray("addq", np.array([*vq, *rq, *oq, *lin], np.int64).astype(np.int32))
+
+
+ADDQ_SHIFT = 21  # mf_finish.h MF_AQ_CALC's `ssat ..., asr #21`
+
+
+def _addq_linear(sv: np.ndarray, sr: np.ndarray, om: int, os_: int, zo: int) -> list[int]:
+    """An ADD's output as one linear function of its two int8 inputs v (the op's value) and r
+    (the residual), for mf_finish.h's two-element loop: [1, a, b, c] with
+        out = ssat8((c + floor((v << 24) a / 2^32) + floor((r << 24) b / 2^32)) >> 21)
+    (two SMMLAs) equal to TFLite's ADD on all 65,536 input pairs, else [0, 0, 0, 0]. The
+    slopes come from a least-squares fit of TFLite's unrounded result, c from the bounds every
+    pair puts on it."""
+    q = np.arange(-128, 128, dtype=np.int64)
+    raw = sv[:, None] + sr[None, :]
+    want = np.clip(_reference_scale(raw.ravel(), 0, om, os_).reshape(256, 256) + zo, -128, 127)
+    real = raw * (om / 2.0**31 * 2.0**os_)
+    n = 256 * 256
+    fit = np.linalg.lstsq(np.stack([np.repeat(q, 256), np.tile(q, 256), np.ones(n)], 1).astype(float),
+                          real.ravel(), rcond=None)[0]
+    scale = 1 << (ADDQ_SHIFT + 8)
+    lo_rows, hi_rows = want > -128, want < 127  # the saturated outputs bound c on one side
+    for da, db in ((0, 0), (-1, 0), (1, 0), (0, -1), (0, 1)):
+        a, b = round(fit[0] * scale) + da, round(fit[1] * scale) + db
+        if max(abs(a), abs(b)) >= INT32:
+            break
+        f = ((q * a) >> 8)[:, None] + ((q * b) >> 8)[None, :]
+        lo = int(np.max((want[lo_rows] << ADDQ_SHIFT) - f[lo_rows]))
+        hi = int(np.min(((want[hi_rows] + 1) << ADDQ_SHIFT) - f[hi_rows]))
+        if lo < hi:
+            c = (lo + hi) // 2
+            t = f + c
+            if abs(c) < INT32 and np.all(np.abs(t) < INT32) and \
+                    np.array_equal(np.clip(t >> ADDQ_SHIFT, -128, 127), want):
+                return [1, a, b, c]
+    return [0, 0, 0, 0]
 
 
 # -- CONV_2D: mf_conv2d_s8_gemm ---------------------------------------------------------------

@@ -37,8 +37,55 @@ MF_INLINE int32_t mf_fast_ep(const mf_epilogue_s8 *e, const mf_fast_addsub *a, i
     return e->post != NULL ? e->post[(uint8_t)o] : o;
 }
 
+#if MF_ASM_LOOPS
+/* An ADD whose output is one linear function of its two int8 inputs (lower/fast.py _addq_linear
+ * checks it on every pair: TFLite's roundings never reach an integer boundary):
+ *     out = ssat8((c + SMMLA(v << 24, a) + SMMLA(r << 24, b)) >> 21)
+ * five ALU steps an element, two elements a step (their four loads, then their two stores:
+ * reading ahead of a later-processed element is allowed, plan/inplace.py). */
+#define MF_AQ_CALC(v, r)                           \
+    "lsl %[" v "], %[" v "], #24\n\t"              \
+    "smmla %[" v "], %[" v "], %[a], %[c]\n\t"     \
+    "lsl %[" r "], %[" r "], #24\n\t"              \
+    "smmla %[" v "], %[" r "], %[b], %[" v "]\n\t"
+#define MF_AQ_PAIRS(S, R, O)                                                                    \
+    "1:\n\t"                                                                                    \
+    "ldrsb %[v0], " S "\n\tldrsb %[r0], " R "\n\tldrsb %[v1], " S "\n\tldrsb %[r1], " R "\n\t" \
+    MF_AQ_CALC("v0", "r0") MF_AQ_CALC("v1", "r1")                                               \
+    "ssat %[v0], #8, %[v0], asr #21\n\t"                                                        \
+    "ssat %[v1], #8, %[v1], asr #21\n\t"                                                        \
+    "strb %[v0], " O "\n\t"                                                                     \
+    "strb %[v1], " O "\n\t"                                                                     \
+    "cmp %[js], %[end]\n\t"                                                                     \
+    "bne 1b\n\t"
+#define MF_AQ_OPERANDS                                                                           \
+    : [v0] "=&r"(v0), [r0] "=&r"(r0), [v1] "=&r"(v1), [r1] "=&r"(r1), [js] "+r"(js), [jr] "+r"(jr), \
+      [jo] "+r"(jo)                                                                               \
+    : [end] "r"(end), [a] "r"(a->lin_v), [b] "r"(a->lin_r), [c] "r"(a->lin_c)                    \
+    : "cc", "memory"
+
+/* Elements [lo, hi) of stage and res to out (hi - lo even, >= 2), last to first when reversed. */
+MF_INLINE void mf_addq_pairs(const mf_fast_addsub *a, const int8_t *stage, const int8_t *res, int8_t *out,
+                             int32_t lo, int32_t hi, int reverse)
+{
+    const int32_t from = reverse ? hi : lo;
+    const int8_t *js = stage + from, *jr = res + from, *end = stage + (reverse ? lo : hi);
+    int8_t *jo = out + from;
+    int32_t v0, r0, v1, r1;
+    if (reverse) {
+        __asm__ volatile(MF_AQ_PAIRS("[%[js], #-1]!", "[%[jr], #-1]!", "[%[jo], #-1]!") MF_AQ_OPERANDS);
+    } else {
+        __asm__ volatile(MF_AQ_PAIRS("[%[js]], #1", "[%[jr]], #1", "[%[jo]], #1") MF_AQ_OPERANDS);
+    }
+}
+#undef MF_AQ_CALC
+#undef MF_AQ_PAIRS
+#undef MF_AQ_OPERANDS
+#endif
+
 /* The finishing pass of a residual ADD / SUB / RSUB with the shortcut rescaling and no tables:
- * stage[j] -> out[j] for j in [0, count), last to first when reversed (count >= 1). */
+ * stage[j] -> out[j] for j in [0, count), last to first when reversed (count >= 1). An ADD
+ * that is linear (and without bounds) runs mf_addq_pairs, its last element here when count is odd. */
 MF_HELPER void mf_fast_finish_addsub(const int8_t *stage, int32_t count, int clamp, int32_t lo,
                                      int32_t hi, const mf_epilogue_s8 *e, const mf_fast_addsub *a,
                                      int kind, const int8_t *res, int8_t *out, int reverse)
@@ -46,64 +93,28 @@ MF_HELPER void mf_fast_finish_addsub(const int8_t *stage, int32_t count, int cla
 #if MF_MVE
     mf_mve_finish_addsub(stage, count, clamp, lo, hi, e, a, kind, res, out, reverse);
 #else
-    const int32_t v_off = e->v_offset, r_off = e->r_offset, olo = e->act_min, ohi = e->act_max;
-    const int32_t step = reverse ? -1 : 1;
-    int32_t j = reverse ? count - 1 : 0, k;
+    int32_t j = reverse ? count - 1 : 0, k, n = count;
 #if MF_ASM_LOOPS
-    if (kind == MF_EP_ADDQ && !clamp && olo == -128 && ohi == 127) {
-        /* 31 instructions per element: both rescalings, the sum, the output's, saturation. */
-        int32_t v, r, t1, t2, t3, n = count;
-        __asm__ volatile(
-            "1:\n\t"
-            "ldrsb %[v], [%[s], %[j]]\n\t"
-            "ldrsb %[r], [%[rp], %[j]]\n\t"
-            "add %[v], %[v], %[voff]\n\t"
-            "add %[r], %[r], %[roff]\n\t"
-            "ldrd %[t1], %[t2], [%[a], #0]\n\t"
-            "ldr %[t3], [%[a], #8]\n\t"
-            "lsl %[v], %[v], %[t1]\n\t"
-            "smmlar %[t3], %[v], %[t2], %[t3]\n\t"
-            "add %[t3], %[t3], %[v], asr #31\n\t"
-            "ldr %[t1], [%[a], #12]\n\t"
-            "asr %[v], %[t3], %[t1]\n\t"
-            "ldrd %[t1], %[t2], [%[a], #16]\n\t"
-            "ldr %[t3], [%[a], #24]\n\t"
-            "lsl %[r], %[r], %[t1]\n\t"
-            "smmlar %[t3], %[r], %[t2], %[t3]\n\t"
-            "add %[t3], %[t3], %[r], asr #31\n\t"
-            "ldr %[t1], [%[a], #28]\n\t"
-            "asr %[r], %[t3], %[t1]\n\t"
-            "add %[v], %[v], %[r]\n\t"
-            "ldrd %[t1], %[t2], [%[a], #32]\n\t"
-            "ldr %[t3], [%[a], #40]\n\t"
-            "lsl %[v], %[v], %[t1]\n\t"
-            "smmlar %[t3], %[v], %[t2], %[t3]\n\t"
-            "add %[t3], %[t3], %[v], asr #31\n\t"
-            "ldr %[t1], [%[a], #44]\n\t"
-            "asr %[v], %[t3], %[t1]\n\t"
-            "ssat %[v], #8, %[v]\n\t"
-            "strb %[v], [%[o], %[j]]\n\t"
-            "add %[j], %[j], %[step]\n\t"
-            "subs %[n], %[n], #1\n\t"
-            "bne 1b\n\t"
-            : [v] "=&r"(v), [r] "=&r"(r), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3),
-              [j] "+r"(j), [n] "+r"(n)
-            : [s] "r"(stage), [rp] "r"(res), [o] "r"(out), [a] "r"(a), [voff] "r"(v_off),
-              [roff] "r"(r_off), [step] "r"(step)
-            : "cc", "memory");
-        return;
+    if (kind == MF_EP_ADDQ && a->linear != 0 && !clamp && e->act_min == -128 && e->act_max == 127 &&
+        count >= 2) {
+        const int32_t even = count & ~1;
+        mf_addq_pairs(a, stage, res, out, reverse ? count - even : 0, reverse ? count : even, reverse);
+        if (even == count) {
+            return;
+        }
+        j = reverse ? 0 : count - 1, n = 1;
     }
 #endif
-    for (k = 0; k < count; k++, j += step) {
+    for (k = 0; k < n; k++, j += reverse ? -1 : 1) {
         int32_t v = stage[j], sv, sr, o;
         if (clamp) {
             v = MF_CLAMP(v, lo, hi);
         }
-        sv = mf_fast_scale(v + v_off, a->v_lshift, a->v_mult, a->v_round, a->v_rshift);
-        sr = mf_fast_scale(res[j] + r_off, a->r_lshift, a->r_mult, a->r_round, a->r_rshift);
+        sv = mf_fast_scale(v + e->v_offset, a->v_lshift, a->v_mult, a->v_round, a->v_rshift);
+        sr = mf_fast_scale(res[j] + e->r_offset, a->r_lshift, a->r_mult, a->r_round, a->r_rshift);
         o = kind == MF_EP_ADDQ ? sv + sr : kind == MF_EP_SUBQ ? sv - sr : sr - sv;
         o = mf_fast_scale(o, a->o_lshift, a->o_mult, a->o_round, a->o_rshift);
-        out[j] = (int8_t)MF_CLAMP(o, olo, ohi);
+        out[j] = (int8_t)MF_CLAMP(o, e->act_min, e->act_max);
     }
 #endif
 }

@@ -32,11 +32,14 @@
 #define MF_Q_WORDS 16
 
 /* A fused residual ADD / SUB with the shortcut requantization (see the top of this file):
- * the value side, the residual side and the output, each as (lshift, mult, round, rshift). */
+ * the value side, the residual side and the output, each as (lshift, mult, round, rshift);
+ * then an ADD as one linear function of its two inputs for mf_finish.h's two-element loop
+ * (lower/fast.py _addq_linear; linear = 0: none). */
 typedef struct {
     int32_t v_lshift, v_mult, v_round, v_rshift;
     int32_t r_lshift, r_mult, r_round, r_rshift;
     int32_t o_lshift, o_mult, o_round, o_rshift; /* o_round includes the output zero point */
+    int32_t linear, lin_v, lin_r, lin_c;
 } mf_fast_addsub;
 
 /* (x << lshift) * mult rounded, then divided by 2^rshift rounding ties away from zero, plus
