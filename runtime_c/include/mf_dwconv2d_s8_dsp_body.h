@@ -208,7 +208,6 @@ MF_HELPER void mf_dw_pixels(const intptr_t *tap, int32_t taps, const int8_t *bas
 }
 
 #include "mf_dw_pairs.h"
-#include "mf_dw_quad.h"
 
 MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const mf_epilogue_s8 *e,
                                        const mf_fast_addsub *aq, int kind, const int8_t *input,
@@ -243,20 +242,6 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
     const int32_t dir = reverse ? -1 : 1, dst_step = dir * out_stride;
     int8_t *held = NULL; /* the first pixel of a pair by addresses, its taps in `tap` */
     int32_t nn, yy, xx, ky, kx, si;
-    /* 3x3 stride 1, stored straight into an output disjoint from the input: four pixels of a
-     * row at a time (mf_dw_quad.h), the row's last out_w % 4 as below */
-#if MF_DW_QUAD
-    /* 3x3 stride 1 stored straight into the output: four pixels of a row at a time
-     * (mf_dw_quad.h; the row's last out_w % 4 as below), into `qbuf` first (then copied) when
-     * the output overlaps the input */
-    const uintptr_t in_lo = (uintptr_t)input, in_hi = in_lo + (uintptr_t)(p->batches * p->in_h * row_bytes);
-    const uintptr_t out_lo = (uintptr_t)output;
-    const uintptr_t out_hi = out_lo + (uintptr_t)((p->batches * out_h * out_w - 1) * out_stride + c);
-    const int apart = out_hi <= in_lo || in_hi <= out_lo;
-    const int quad = direct && k_h == 3 && k_w == 3 && p->stride_w == 1 && p->dilation_w == 1 &&
-                     (apart || c <= MF_DW_QUAD_BUF);
-    uint32_t qbuf[MF_DW_QUAD_BUF]; /* 4 pixels of up to MF_DW_QUAD_BUF channels */
-#endif
 
     for (ky = 0; ky < k_h; ky++) {
         for (kx = 0; kx < k_w; kx++) {
@@ -281,35 +266,6 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                 const intptr_t *taps_at = inner;
                 const int8_t *base = NULL;
                 intptr_t *const list = held != NULL ? tap_b : tap;
-#if MF_DW_QUAD
-                if (quad && xx + 4 <= out_w) { /* (quads come first in a row: nothing held) */
-                    const int32_t first = reverse ? pix - 3 : pix, xb = reverse ? x0 - 3 : x0;
-                    int8_t *const to = apart ? output + first * out_stride : (int8_t *)qbuf;
-                    const int32_t to_step = apart ? out_stride : c;
-                    mf_dw_quad_frame f;
-                    int32_t i, j;
-                    for (ky = 0; ky < 3; ky++) {
-                        for (j = 0; j < 6; j++) {
-                            const int32_t ix = xb + j;
-                            f.tap[6 * ky + j] = rows[ky] != NULL && ix >= 0 && ix < p->in_w
-                                                    ? (intptr_t)(rows[ky] + ix * c) : zrow;
-                        }
-                    }
-                    for (i = 0; i < 16; i++) {
-                        f.dst[i] = (intptr_t)(to + i / 4 * to_step + i % 4);
-                    }
-                    f.qb = p->quant;
-                    f.lshift = lshift;
-                    f.end = 4 * groups;
-                    f.w = weights;
-                    mf_dw_quad(&f);
-                    for (i = 0; !apart && i < 4; i++) {
-                        memcpy(output + (first + i) * out_stride, to + i * c, (size_t)c);
-                    }
-                    xx += 3;
-                    continue;
-                }
-#endif
                 if (rows_in && x0 >= 0 && x0 + span_w < p->in_w) {
                     base = rows[0] + x0 * c;
                 } else {
