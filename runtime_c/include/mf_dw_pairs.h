@@ -113,7 +113,13 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
         "str %[x], [sp, #76]\n\t"
         "ldr %[x], [sp, #112]\n\t"
         "str %[x], [sp, #80]\n\t"
-        "ldr %[x], [sp, #128]\n\t"
+        "ldr %[x], [sp, #128]\n\t" /* B's words: into held, or (NULL) straight out */
+        "cmp %[x], #0\n\t"
+        "bne 11f\n\t"
+        "ldr %[x], [sp, #112]\n\t"
+        "ldr %[r], [sp, #84]\n\t"
+        "add %[x], %[x], %[r]\n\t"
+        "11:\n\t"
         "str %[x], [sp, #124]\n\t"
         "ldr %[w], [sp, #108]\n\t"
         "20:\n\t" /* group */
@@ -151,9 +157,11 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
         "ldr %[x], [sp, #88]\n\t"
         "cmp %[g4], %[x]\n\t"
         "bne 20b\n\t"
-        /* the pair's end: B's words out, then the next pair of the run, or out */
-        "ldr %[x], [sp, #120]\n\t"
+        /* the pair's end: B's words out (if held), then the next pair of the run, or out */
         "ldr %[r], [sp, #128]\n\t"
+        "cmp %[r], #0\n\t"
+        "beq 31f\n\t"
+        "ldr %[x], [sp, #120]\n\t"
         "ldr %[wl], [sp, #112]\n\t"
         "ldr %[wo], [sp, #84]\n\t"
         "add %[wl], %[wl], %[wo]\n\t"
@@ -162,6 +170,7 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
         "str %[wo], [%[wl]], #4\n\t"
         "subs %[x], %[x], #4\n\t"
         "bne 30b\n\t"
+        "31:\n\t"
         "ldr %[x], [sp, #92]\n\t"
         "subs %[x], %[x], #1\n\t"
         "beq 90f\n\t"

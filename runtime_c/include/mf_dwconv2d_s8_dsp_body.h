@@ -237,7 +237,16 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
     const int32_t x_hi = last < 0 ? 0 : MF_MIN(last / p->stride_w + 1, out_w);
     /* 3x3, stored straight into the output: pixels go two at a time (mf_dw_pairs.h), a run of
      * interior ones by offsets, any other two neighbours by addresses (`linked`) */
-    const int paired = direct && taps == 9 && groups <= per;
+    /* the second pixel of a pair may store as it goes when no store can reach a word still to be
+     * read: the output apart from the input, or over it whole pixels away (a store of a group
+     * then meets only words of that group, which both windows have read) */
+    const uintptr_t in_lo = (uintptr_t)input, in_hi = in_lo + (uintptr_t)(p->batches * p->in_h * row_bytes);
+    const uintptr_t out_lo = (uintptr_t)output;
+    const uintptr_t out_hi = out_lo + (uintptr_t)((p->batches * out_h * out_w - 1) * out_stride + c);
+    const int b_direct = out_hi <= in_lo || in_hi <= out_lo ||
+                         (out_stride == c && (out_lo > in_lo ? out_lo - in_lo : in_lo - out_lo) % (uintptr_t)c == 0);
+    uint32_t *const b_held = b_direct ? NULL : stage;
+    const int paired = direct && taps == 9 && (groups <= per || b_direct);
     const int linked = paired && groups >= MF_DW_LINK_GROUPS;
     const int32_t dir = reverse ? -1 : 1, dst_step = dir * out_stride;
     int8_t *held = NULL; /* the first pixel of a pair by addresses, its taps in `tap` */
@@ -287,7 +296,7 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                             tap_b[ky] = (intptr_t)(base + inner[ky]);
                         }
                         mf_dw_pairs(tap, tap_b, NULL, 1, 0, weights, p->quant, groups, lshift, held, dst_step,
-                                    stage);
+                                    b_held);
                         held = NULL;
                     } else if (linked && xx + 1 < out_w) {
                         held = dst;
@@ -303,7 +312,7 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                     int8_t *dst = output + pix * out_stride;
                     if (run > left) {
                         mf_dw_pairs(inner, inner, base, run / 2, step, weights, p->quant, groups, lshift, dst,
-                                    dst_step, stage);
+                                    dst_step, b_held);
                         base += (run - left) * step;
                         dst += (run - left) * dst_step;
                     }
