@@ -46,9 +46,8 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
 #define MF_DWQ_TAP(t)                                 \
     "ldr %[r], [sp, #(8 * " #t ")]\n\t"                \
     "ldr %[x], [%[r], %[g4]]\n\t"                      \
-    "ldr %[wl], [%[w], #(4 * " #t ")]\n\t"             \
-    "sxtb16 %[wo], %[wl], ror #8\n\t"                  \
-    "sxtb16 %[wl], %[wl]\n\t"                          \
+    "ldr %[wl], [%[w], #(16 + 8 * " #t ")]\n\t"        \
+    "ldr %[wo], [%[w], #(20 + 8 * " #t ")]\n\t"        \
     "sxtb16 %[r], %[x], ror #8\n\t"                    \
     "sxtb16 %[x], %[x]\n\t"                            \
     "smlabb %[a0], %[x], %[wl], %[a0]\n\t"             \
@@ -125,27 +124,17 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
         "sub %[x], %[x], %[g4]\n\t"
         "str %[x], [sp, #124]\n\t"
         "ldr %[w], [sp, #108]\n\t"
-        "20:\n\t" /* group */
-        "ldr %[x], [sp, #76]\n\t"
-        "ldrd %[a0], %[a1], [%[x]]\n\t"
-        "ldrd %[a2], %[a3], [%[x], #8]\n\t"
+        "20:\n\t" /* group: its block of weights starts with the biases (shifted) */
+        "ldrd %[a0], %[a1], [%[w]]\n\t"
+        "ldrd %[a2], %[a3], [%[w], #8]\n\t"
         "mov %[a4], %[a0]\n\t"
         "mov %[a5], %[a1]\n\t"
         "mov %[a6], %[a2]\n\t"
         "mov %[a7], %[a3]\n\t"
         MF_DWQ_TAP(0) MF_DWQ_TAP(1) MF_DWQ_TAP(2) MF_DWQ_TAP(3) MF_DWQ_TAP(4) MF_DWQ_TAP(5)
         MF_DWQ_TAP(6) MF_DWQ_TAP(7) MF_DWQ_TAP(8)
-        "add %[w], %[w], #36\n\t"
+        "add %[w], %[w], #(16 + 8 * 9)\n\t"
         "str %[w], [sp, #132]\n\t"
-        "ldr %[r], [sp, #72]\n\t"
-        "lsl %[a0], %[a0], %[r]\n\t"
-        "lsl %[a1], %[a1], %[r]\n\t"
-        "lsl %[a2], %[a2], %[r]\n\t"
-        "lsl %[a3], %[a3], %[r]\n\t"
-        "lsl %[a4], %[a4], %[r]\n\t"
-        "lsl %[a5], %[a5], %[r]\n\t"
-        "lsl %[a6], %[a6], %[r]\n\t"
-        "lsl %[a7], %[a7], %[r]\n\t"
         "ldr %[x], [sp, #76]\n\t"
         MF_DWQ_RQ(0, a0, a4) MF_DWQ_RQ(1, a1, a5) MF_DWQ_RQ(2, a2, a6) MF_DWQ_RQ(3, a3, a7)
         MF_DWQ_PACK(a0, a1, a2, a3) MF_DWQ_PACK(a4, a5, a6, a7)

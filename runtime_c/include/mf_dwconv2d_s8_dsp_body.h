@@ -32,6 +32,10 @@
 /* Pairs by addresses (mf_dw_pairs) from this many channel groups on: fewer do not repay the
  * second tap list (measured on VWW's 8-channel layer, 2 groups) */
 #define MF_DW_LINK_GROUPS 4
+/* lshift flag: the weights are lower/fast.py dw_block_words' (per group its biases, then per tap
+ * int16 lanes (w0, w2), (w1, w3), all shifted left by lshift: the kernels skip the shift); else
+ * dw_words' int8 words (Helium, which never gets the flag) */
+#define MF_W16 128
 
 /* acc += the taps of one channel group (the portable path of mf_dw_pixels): address tap[t] + g4
  * holds the four input channels of tap t, *wp the four weights of each tap in turn. */
@@ -49,6 +53,28 @@ MF_INLINE void mf_dw_taps(const intptr_t *tap, int32_t taps, uintptr_t g4, const
         a2 = mf_smlatt(xe, we, a2);
         a1 = mf_smlabb(xo, wo, a1);
         a3 = mf_smlatt(xo, wo, a3);
+    }
+    acc->a0 = a0;
+    acc->a1 = a1;
+    acc->a2 = a2;
+    acc->a3 = a3;
+    *wp = w;
+}
+
+/* The same over dw_block_words' layout: *wp at a group's first tap, two words a tap. */
+MF_INLINE void mf_dw_taps16(const intptr_t *tap, int32_t taps, uintptr_t g4, const uint32_t **wp,
+                            mf_acc4 *acc)
+{
+    int32_t a0 = acc->a0, a1 = acc->a1, a2 = acc->a2, a3 = acc->a3;
+    const uint32_t *w = *wp;
+    int32_t t;
+    for (t = 0; t < taps; t++, w += 2) {
+        const uint32_t x = mf_load32((const int8_t *)((uintptr_t)tap[t] + g4));
+        const uint32_t xe = mf_sxtb16(x), xo = mf_sxtb16_ror8(x);
+        a0 = mf_smlabb(xe, w[0], a0);
+        a2 = mf_smlatt(xe, w[0], a2);
+        a1 = mf_smlabb(xo, w[1], a1);
+        a3 = mf_smlatt(xo, w[1], a3);
     }
     acc->a0 = a0;
     acc->a1 = a1;
@@ -98,10 +124,9 @@ MF_HELPER void mf_dw_pixels(const intptr_t *tap, int32_t taps, const int8_t *bas
     "ldr %[r], [%[tp]], #4\n\t"                  \
     "ldr %[x], [%[r], %[g4]]\n\t"                \
     "ldr %[wl], [%[w]], #4\n\t"                  \
+    "ldr %[wo], [%[w]], #4\n\t"                  \
     "sxtb16 %[xo], %[x], ror #8\n\t"             \
     "sxtb16 %[x], %[x]\n\t"                      \
-    "sxtb16 %[wo], %[wl], ror #8\n\t"            \
-    "sxtb16 %[wl], %[wl]\n\t"                    \
     "smlabb %[a0], %[x], %[wl], %[a0]\n\t"       \
     "smlatt %[a2], %[x], %[wl], %[a2]\n\t"       \
     "smlabb %[a1], %[xo], %[wo], %[a1]\n\t"      \
@@ -109,8 +134,6 @@ MF_HELPER void mf_dw_pixels(const intptr_t *tap, int32_t taps, const int8_t *bas
 #define MF_DWP_RQ2(a, b, off)                                  \
     "ldrd %[x], %[xo], [%[s], #" #off "]\n\t"                  \
     "ldrd %[wl], %[wo], [%[s], #(" #off " + 16)]\n\t"          \
-    "lsl %[" #a "], %[" #a "], %[n]\n\t"                       \
-    "lsl %[" #b "], %[" #b "], %[n]\n\t"                       \
     "smmlar %[wl], %[" #a "], %[x], %[wl]\n\t"                 \
     "smmlar %[wo], %[" #b "], %[xo], %[wo]\n\t"                \
     "add %[wl], %[wl], %[" #a "], asr #31\n\t"                 \
@@ -139,15 +162,14 @@ MF_HELPER void mf_dw_pixels(const intptr_t *tap, int32_t taps, const int8_t *bas
         "add %[x], %[x], %[g4]\n\t"
         "str %[x], [sp, #16]\n\t"
         "20:\n\t" /* group: s is its table block, g4 its channels' offset */
-        "ldrd %[a0], %[a1], [%[s]]\n\t"
-        "ldrd %[a2], %[a3], [%[s], #8]\n\t"
+        "ldrd %[a0], %[a1], [%[w]], #8\n\t" /* the biases (shifted) before the taps */
+        "ldrd %[a2], %[a3], [%[w]], #8\n\t"
         "ldrd %[tp], %[n], [sp, #0]\n\t"
         "cmp %[n], #9\n\t"
         "bne 22f\n\t"
         MF_DWP_TAP MF_DWP_TAP MF_DWP_TAP MF_DWP_TAP MF_DWP_TAP MF_DWP_TAP MF_DWP_TAP MF_DWP_TAP
         MF_DWP_TAP
         "23:\n\t"
-        "ldr %[n], [sp, #20]\n\t"
         MF_DWP_RQ2(a0, a1, 16) MF_DWP_RQ2(a2, a3, 24)
         "pkhbt %[a0], %[a0], %[a2], lsl #16\n\t"
         "pkhbt %[a1], %[a1], %[a3], lsl #16\n\t"
@@ -195,9 +217,19 @@ MF_HELPER void mf_dw_pixels(const intptr_t *tap, int32_t taps, const int8_t *bas
         const int32_t *q = qb;
         int8_t *d = dst + i * dst_step;
         for (g = g0; g < g0 + groups; g++, q += MF_Q_WORDS, d += 4) {
+            const uintptr_t g4 = (uintptr_t)base + (uintptr_t)(i * step) + 4u * (uint32_t)g;
             mf_acc4 acc = mf_fast_bias4(q);
-            mf_dw_taps(tap, taps, (uintptr_t)base + (uintptr_t)(i * step) + 4u * (uint32_t)g, &wg, &acc);
-            mf_fast_requant4(&acc, q, lshift);
+            if (lshift & MF_W16) { /* the biases and the taps shifted already */
+                acc.a0 = (int32_t)wg[0];
+                acc.a1 = (int32_t)wg[1];
+                acc.a2 = (int32_t)wg[2];
+                acc.a3 = (int32_t)wg[3];
+                wg += 4;
+                mf_dw_taps16(tap, taps, g4, &wg, &acc);
+            } else {
+                mf_dw_taps(tap, taps, g4, &wg, &acc);
+            }
+            mf_fast_requant4(&acc, q, lshift & MF_W16 ? 0 : lshift);
             d[0] = (int8_t)acc.a0;
             d[1] = (int8_t)acc.a1;
             d[2] = (int8_t)acc.a2;
@@ -225,6 +257,7 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
     const int32_t out_stride = strided && p->out_stride ? p->out_stride : c;
     const int direct = kind == MF_EP_NONE && !clamp; /* mf_dw_pixels stores straight into the output */
     const uint32_t *weights = (const uint32_t *)(const void *)p->weights;
+    const int32_t w_group = lshift & MF_W16 ? 4 + 2 * taps : taps; /* weight words of a group */
     intptr_t inner[MF_DW_TAPS_MAX]; /* the taps of a pixel inside the image, from its first one */
     intptr_t tap[MF_DW_TAPS_MAX];   /* the taps of a border pixel: addresses (zrow outside) */
     intptr_t tap_b[9];              /* the second of a pair of pixels by address (mf_dw_pairs) */
@@ -332,7 +365,7 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                 for (si = 0; si < stages; si++) {
                     const int32_t st = reverse ? stages - 1 - si : si;
                     const int32_t g0 = st * per, ng = MF_MIN(per, groups - g0);
-                    mf_dw_pixels(taps_at, taps, base, g0, weights + g0 * taps, p->quant + g0 * MF_Q_WORDS, ng,
+                    mf_dw_pixels(taps_at, taps, base, g0, weights + g0 * w_group, p->quant + g0 * MF_Q_WORDS, ng,
                                  lshift, (int8_t *)stage, 1, 0, 0);
                     mf_fast_finish((const int8_t *)stage, 4 * ng, clamp, lo, hi, e, aq, kind, res,
                                    output + pix * out_stride + 4 * g0, pix * c + 4 * g0, reverse);
