@@ -1,10 +1,11 @@
 /* microfuse runtime: a run of interior pixels of a 3x3 depthwise convolution two at a time
- * (mf_dwconv2d_s8_dsp_body.h, stored straight into the output), each weight word loaded and
- * split once for both pixels of a pair.
+ * (mf_dwconv2d_s8_dsp_body.h, stored straight into the output), each tap's weights loaded once
+ * for both pixels of a pair.
  *
- * Per channel group of a pair: both pixels' accumulators start at the group's biases; per tap
- * one weight word (SXTB16 into even and odd channel pairs) meets pixel A's input word and pixel
- * B's (step bytes further), eight SMLABB / SMLATT; then both are requantized with one load of
+ * Per channel group of a pair: both pixels' accumulators start at the group's biases (the
+ * weights' block, MF_W16: shifted left by lshift like the weights, so no shift follows); per
+ * tap its two int16 lane words (even and odd channels) meet pixel A's input word and pixel B's
+ * (step bytes further), SXTB16 split, eight SMLABB / SMLATT; then both are requantized with one load of
  * each channel's constants, the sign step folded into SMMLAR's addend (r + (a < 0 ? -1 : 0) ==
  * SMMLAR(a, m, round - 1)), and stored as one word each. Eight accumulators, the weight pair,
  * the input word and its odd half, the group offset and the weight cursor fill the 14 registers,
@@ -33,16 +34,17 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
                            int8_t *dst, int32_t dst_step, uint32_t *held)
 {
 #if MF_ASM_LOOPS && !MF_MVE
-    /* The frame: [0, 72) the taps of A and B ((off[t], off[t] + step) at 8 t), [72] lshift
+    /* The frame: [0, 72) the taps of A and B ((off[t], off[t] + step) at 8 t), [72] -
      * [76] table cursor [80] A's dst less the pair's first group offset [84] dst_step [88] the
      * pair's last group end [92] pairs left [96] the pair's first group offset [100] 2 step [104]
      * qb [108] w [112] the pair's dst [116] 2 dst_step [120] 4 groups [124] B's dst (held, or
      * A's + dst_step) less the first group offset [128] held (NULL: B stores straight out)
      * [132] w while it is the requantization's scratch. */
     int32_t a0 = (int32_t)(uintptr_t)off, a1 = step, a2 = pairs, a3 = (int32_t)(uintptr_t)qb;
-    int32_t a4 = 4 * groups, a5 = lshift, a6 = (int32_t)(uintptr_t)dst, a7 = dst_step;
+    int32_t a4 = 4 * groups, a5 = 0, a6 = (int32_t)(uintptr_t)dst, a7 = dst_step;
     int32_t g4 = (int32_t)(uintptr_t)base, x = (int32_t)(uintptr_t)held, r = (int32_t)(uintptr_t)off_b;
     int32_t wl, wo;
+    (void)lshift; /* folded into the weights' block (MF_W16) */
 #define MF_DWQ_TAP(t)                                 \
     "ldr %[r], [sp, #(8 * " #t ")]\n\t"                \
     "ldr %[x], [%[r], %[g4]]\n\t"                      \
@@ -84,7 +86,6 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
     __asm__ volatile(
         "sub sp, sp, #136\n\t"
         "str %[x], [sp, #128]\n\t"
-        "str %[a5], [sp, #72]\n\t"
         "str %[a7], [sp, #84]\n\t"
         "str %[a2], [sp, #92]\n\t"
         "lsl %[x], %[a1], #1\n\t"

@@ -1,10 +1,12 @@
 /* DEPTHWISE_CONV_2D int8, depth multiplier 1, channels a multiple of 4 (up to MF_DW_TAPS_MAX taps,
- * any stride, dilation, padding; int8 weights in flash; no scratch).
+ * any stride, dilation, padding; weights in flash; no scratch).
  *
  * Per output pixel (NHWC raster order, or last to first when p->reverse) mf_dw_pixels computes its
- * channels four at a time: a tap is one word of four input channels and one word of their four
- * weights, both split by SXTB16 into (c0, c2) and (c1, c3), and four MACs (SMLABB / SMLATT):
- * 11 instructions per tap (a 3x3 window unrolled), then the four values are requantized. Where
+ * channels four at a time: a tap is one word of four input channels, split by SXTB16 into (c0, c2)
+ * and (c1, c3), and two words of their weights as int16 lanes (MF_W16: lower/fast.py
+ * dw_block_words, the left shift folded into them and into the biases that open each group's
+ * block), four MACs (SMLABB / SMLATT): 10 instructions per tap (a 3x3 window unrolled), then the
+ * four values are requantized. Where
  * the taps are: for a pixel inside the image, offsets from its first tap (one list per call);
  * for a border pixel, addresses, p->zrow for taps outside the image (channels of the input zero
  * point, which the bias fold cancels, as TFLite's skipped taps). Without an epilogue (and a
@@ -16,7 +18,7 @@
  * Access order (the planner's unstaged pixel units): a group or a stage reads only its pixel's
  * window, then writes its own channels; pixels never interleave their stores with a later
  * pixel's reads that those stores could reach (a pair's second pixel stores only once both
- * windows are read, mf_dw_pairs.h); a residual operand is read
+ * windows are read, mf_dw_pairs.h, unless no store can reach an unread word); a residual operand is read
  * element by element right before the element is stored, in increasing order (decreasing when
  * reversed: the stages of a pixel then run last to first too). */
 #ifndef MF_DWCONV2D_S8_DSP_BODY_H
@@ -106,8 +108,12 @@ MF_HELPER void mf_dw_pixels(const intptr_t *tap, int32_t taps, const int8_t *bas
 #if MF_MVE
     int32_t i;
     for (i = 0; i < count; i++) {
-        mf_dw_pixel_mve(tap, taps, (const int8_t *)((uintptr_t)base + (uintptr_t)(i * step)), g0, w, qb,
-                        groups, lshift, dst + i * dst_step);
+        const int8_t *at = (const int8_t *)((uintptr_t)base + (uintptr_t)(i * step));
+        if (lshift & MF_W16) { /* (params lowered without the Helium retargeting) */
+            mf_dw_pixel_mve16(tap, taps, at, g0, w, qb, groups, dst + i * dst_step);
+        } else {
+            mf_dw_pixel_mve(tap, taps, at, g0, w, qb, groups, lshift, dst + i * dst_step);
+        }
     }
 #elif MF_ASM_LOOPS
     /* Loop state in a frame below the stack pointer: [0] tap [4] taps [8] w [12] dst [16] the
