@@ -1,9 +1,11 @@
-"""The DSP depthwise kernel's four-pixel 3x3 stride-1 passes (mf_dw_quad.h) vs TFLite Micro, seeded,
-on the host (the portable C path, sanitizers on) and under QEMU mps2-an386 (the assembly): rows
-of 4 to 13 outputs (whole quads and tails of 1 to 3), SAME and VALID, padding on every side, a
-vertical stride and dilation (the rows of a quad's window), two images, channel counts from 4 to
-256 (through the buffer up to 128 when the output overlaps the input, the pairs above), each call
-also over its input at the planner's tightest forward and backward shifts (reverse = 1)."""
+"""The DSP depthwise kernel's 3x3 stride-1 paths (mf_dw_pairs.h by offsets and by addresses, single
+pixels, the MF_W16 weight layout with the left shift folded in) vs TFLite Micro, seeded, on the
+host (the portable C path, sanitizers on) and under QEMU mps2-an386 (the assembly): rows of 4 to
+13 outputs, SAME and VALID, padding on every side, a vertical stride and dilation, two images,
+channel counts from 4 to 256 (pairs above MF_STAGE_MAX channels when the second pixel may store
+straight out), each call also over its input at the planner's tightest forward and backward
+shifts (reverse = 1), where the second pixel of a pair stores straight out (whole pixels away)
+or through the held buffer."""
 
 from __future__ import annotations
 
@@ -22,18 +24,18 @@ SEED = 23
 
 # (batches, h, w, channels, stride_h, dilation_h, padding)
 DW = [
-    (1, 5, 4, 4, 1, 1, "SAME"),     # one quad a row, both borders in it
-    (1, 6, 5, 64, 1, 1, "SAME"),    # KWS's rows: a quad and a single
-    (1, 4, 6, 8, 1, 1, "VALID"),    # a quad of interior pixels
-    (2, 5, 9, 12, 1, 1, "SAME"),    # two quads and a single, two images
+    (1, 5, 4, 4, 1, 1, "SAME"),     # two pairs by addresses a row
+    (1, 6, 5, 64, 1, 1, "SAME"),    # KWS's rows: two pairs and a single
+    (1, 4, 6, 8, 1, 1, "VALID"),    # a run of interior pixels
+    (2, 5, 9, 12, 1, 1, "SAME"),    # two images
     (1, 7, 7, 20, 2, 1, "SAME"),    # vertical stride 2
     (1, 7, 8, 28, 1, 2, "SAME"),    # vertical dilation 2
-    (1, 4, 13, 44, 1, 1, "VALID"),  # 11 outputs: two quads and three
+    (1, 4, 13, 44, 1, 1, "VALID"),  # 11 outputs: a run of odd length
     (1, 3, 6, 100, 1, 1, "SAME"),
-    (1, 3, 10, 128, 1, 1, "SAME"),  # the buffer's largest
-    (1, 3, 8, 132, 1, 1, "SAME"),   # past the buffer: quads only without overlap
+    (1, 3, 10, 128, 1, 1, "SAME"),  # the held buffer's largest
+    (1, 3, 8, 132, 1, 1, "SAME"),   # past it: pairs only when B may store straight out
     (1, 3, 6, 256, 1, 1, "VALID"),
-    (1, 6, 12, 16, 1, 1, "SAME"),   # VWW's rows: whole quads
+    (1, 6, 12, 16, 1, 1, "SAME"),   # VWW's rows
 ]
 
 
@@ -52,7 +54,7 @@ def dw_graph(rng, case) -> Graph:
 def prepared():
     """The cases, each one call, and the arena scenarios of every call with TFLM's outputs."""
     rng = np.random.default_rng(SEED)
-    graph = merge([dw_graph(rng, c) for c in DW], "dwquad")
+    graph = merge([dw_graph(rng, c) for c in DW], "dw3x3")
     feed = inputs.sample(graph.inputs, np.random.default_rng(SEED + 1))
     data = {t.name: x for t, x in zip(graph.inputs, feed)}
     (tflm,) = reference(graph, [feed])
@@ -67,12 +69,12 @@ def prepared():
     return runs
 
 
-def test_quads_match_tflm_on_host(tmp_path):
+def test_3x3_stride1_paths_match_tflm_on_host(tmp_path):
     failures = placements.run(prepared(), tmp_path)
     assert not failures, "\n".join(failures)
 
 
 @on_qemu
-def test_quads_match_tflm_under_qemu_m4(tmp_path):
+def test_3x3_stride1_paths_match_tflm_under_qemu_m4(tmp_path):
     failures = placements.run(prepared(), tmp_path, "qemu-mps2-an386")
     assert not failures, "\n".join(failures)
