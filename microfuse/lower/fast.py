@@ -368,23 +368,52 @@ def dw_taps(op: Op) -> np.ndarray:
     return w.reshape(-1, w.shape[3]).T
 
 
+DW_W16 = 128  # mf_dwconv2d_s8_dsp_body.h MF_W16: the lshift flag of dw_block_words' layout
+DW_FOLD_MAX = 8  # the largest left shift an int8 weight takes into an int16 lane
+
+
 def dw_fits(op: Op, level: str) -> bool:
     _, kh, kw, _ = op.inputs[1].shape
     if (not enabled(level) or depth_multiplier(op) != 1 or op.inputs[0].shape[3] % 4 or kh * kw > DW_TAPS_MAX
             or kh > ROWS_MAX):
         return False
     taps = dw_taps(op)
-    return quant_fields(requant_params(op, op.inputs[1], 3, taps), taps) is not None
+    fields = quant_fields(requant_params(op, op.inputs[1], 3, taps), taps)
+    return fields is not None and fields["lshift"] <= DW_FOLD_MAX
+
+
+def dw_words(taps: np.ndarray) -> np.ndarray:
+    """The int8 layout (Helium's mf_dw_pixel_mve): words [group][tap][4 channels]."""
+    c, t = taps.shape
+    return words(taps.reshape(c // 4, 4, t).transpose(0, 2, 1))
+
+
+def dw_block_words(taps: np.ndarray, table: np.ndarray, lshift: int) -> np.ndarray:
+    """The DSP and portable layout, the left shift folded in (acc << s == bias << s + sum of x (w << s)
+    modulo 2**32, so the kernels skip the shift): per group of 4 channels its biases << s, then per
+    tap the int16 lanes (w0, w2) << s and (w1, w3) << s, the halves SMLABB / SMLATT take."""
+    c, t = taps.shape
+    g = c // 4
+    w = taps.astype(np.int64).reshape(g, 4, t) << lshift  # [group, channel, tap], |w| <= 2**15
+
+    def lanes(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        return (lo & 0xFFFF) | ((hi & 0xFFFF) << 16)
+
+    pairs = np.stack([lanes(w[:, 0], w[:, 2]), lanes(w[:, 1], w[:, 3])], axis=2).reshape(g, 2 * t)
+    bias = (np.asarray(table, np.int64).reshape(g, 4, 4)[:, 0, :] << lshift) & 0xFFFFFFFF
+    block = np.concatenate([bias, pairs], axis=1).astype(np.uint32)
+    return np.ascontiguousarray(block).reshape(-1).view(np.int32)
 
 
 def dw_prepare(op: Op, ref: dict) -> dict:
     """mf_dwconv2d_s8_dsp params from the reference kernel's params."""
     taps = dw_taps(op)  # [c, t]
-    c, t = taps.shape
-    groups = taps.reshape(c // 4, 4, t).transpose(0, 2, 1)  # [group, tap, 4 channels]
     params = {k: ref[k] for k in GEOMETRY}
-    params.update(in_zero_point=ref["in_zero_point"], **quant_fields(ref, taps),
-                  weights=ConstArray("weights", words(groups)), zrow=zero_row(ref), addq=fast_addsub(op))
+    fields = quant_fields(ref, taps)
+    lshift = int(fields["lshift"])
+    params.update(in_zero_point=ref["in_zero_point"], **fields, zrow=zero_row(ref), addq=fast_addsub(op))
+    params.update(lshift=lshift | DW_W16,
+                  weights=ConstArray("weights", dw_block_words(taps, fields["quant"].data, lshift)))
     return params
 
 

@@ -87,13 +87,14 @@ def dw_pairs(op: Op, params: dict) -> dict:
     [8 channels], the channel table of each pair even channels first, then odd ones."""
     taps = fast.dw_taps(op)  # [c, t]
     c, t = taps.shape
+    lshift = int(params["lshift"]) & ~fast.DW_W16  # (the DSP layout's flag: Helium takes the int8 one)
     if c % 8:
-        return params
+        return {**params, "lshift": lshift, "weights": ConstArray("weights", fast.dw_words(taps))}
     pairs = taps.reshape(c // 8, 8, t).transpose(0, 2, 1)
     q = params["quant"].data.reshape(c // 4, 4, 4).transpose(0, 2, 1).reshape(c, 4)  # per channel
     order = (np.arange(c) // 8) * 8 + PAIR_ORDER[np.arange(c) % 8]
     table = q[order].reshape(c // 4, 4, 4).transpose(0, 2, 1).reshape(-1)
-    return {**params, "lshift": int(params["lshift"]) | L16, "weights": ConstArray("weights", fast.words(pairs)),
+    return {**params, "lshift": lshift | L16, "weights": ConstArray("weights", fast.words(pairs)),
             "quant": ConstArray("quant", np.ascontiguousarray(table))}
 
 

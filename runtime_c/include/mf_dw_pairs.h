@@ -1,10 +1,11 @@
 /* microfuse runtime: a run of interior pixels of a 3x3 depthwise convolution two at a time
- * (mf_dwconv2d_s8_dsp_body.h, stored straight into the output), each weight word loaded and
- * split once for both pixels of a pair.
+ * (mf_dwconv2d_s8_dsp_body.h, stored straight into the output), each tap's weights loaded once
+ * for both pixels of a pair.
  *
- * Per channel group of a pair: both pixels' accumulators start at the group's biases; per tap
- * one weight word (SXTB16 into even and odd channel pairs) meets pixel A's input word and pixel
- * B's (step bytes further), eight SMLABB / SMLATT; then both are requantized with one load of
+ * Per channel group of a pair: both pixels' accumulators start at the group's biases (the
+ * weights' block, MF_W16: shifted left by lshift like the weights, so no shift follows); per
+ * tap its two int16 lane words (even and odd channels) meet pixel A's input word and pixel B's
+ * (step bytes further), SXTB16 split, eight SMLABB / SMLATT; then both are requantized with one load of
  * each channel's constants, the sign step folded into SMMLAR's addend (r + (a < 0 ? -1 : 0) ==
  * SMMLAR(a, m, round - 1)), and stored as one word each. Eight accumulators, the weight pair,
  * the input word and its odd half, the group offset and the weight cursor fill the 14 registers,
@@ -33,20 +34,22 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
                            int8_t *dst, int32_t dst_step, uint32_t *held)
 {
 #if MF_ASM_LOOPS && !MF_MVE
-    /* The frame: [0, 72) the taps of A and B ((off[t], off[t] + step) at 8 t), [72] lshift
-     * [76] table cursor [80] dst cursor [84] dst_step [88] the pair's last group end [92] pairs
-     * left [96] the pair's first group offset [100] 2 step [104] qb [108] w [112] the pair's dst
-     * [116] 2 dst_step [120] 4 groups [124] held cursor [128] held. */
+    /* The frame: [0, 72) the taps of A and B ((off[t], off[t] + step) at 8 t), [72] -
+     * [76] table cursor [80] A's dst less the pair's first group offset [84] dst_step [88] the
+     * pair's last group end [92] pairs left [96] the pair's first group offset [100] 2 step [104]
+     * qb [108] w [112] the pair's dst [116] 2 dst_step [120] 4 groups [124] B's dst (held, or
+     * A's + dst_step) less the first group offset [128] held (NULL: B stores straight out)
+     * [132] w while it is the requantization's scratch. */
     int32_t a0 = (int32_t)(uintptr_t)off, a1 = step, a2 = pairs, a3 = (int32_t)(uintptr_t)qb;
-    int32_t a4 = 4 * groups, a5 = lshift, a6 = (int32_t)(uintptr_t)dst, a7 = dst_step;
+    int32_t a4 = 4 * groups, a5 = 0, a6 = (int32_t)(uintptr_t)dst, a7 = dst_step;
     int32_t g4 = (int32_t)(uintptr_t)base, x = (int32_t)(uintptr_t)held, r = (int32_t)(uintptr_t)off_b;
     int32_t wl, wo;
+    (void)lshift; /* folded into the weights' block (MF_W16) */
 #define MF_DWQ_TAP(t)                                 \
     "ldr %[r], [sp, #(8 * " #t ")]\n\t"                \
     "ldr %[x], [%[r], %[g4]]\n\t"                      \
-    "ldr %[wl], [%[w], #(4 * " #t ")]\n\t"             \
-    "sxtb16 %[wo], %[wl], ror #8\n\t"                  \
-    "sxtb16 %[wl], %[wl]\n\t"                          \
+    "ldr %[wl], [%[w], #(16 + 8 * " #t ")]\n\t"        \
+    "ldr %[wo], [%[w], #(20 + 8 * " #t ")]\n\t"        \
     "sxtb16 %[r], %[x], ror #8\n\t"                    \
     "sxtb16 %[x], %[x]\n\t"                            \
     "smlabb %[a0], %[x], %[wl], %[a0]\n\t"             \
@@ -61,20 +64,19 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
     "smlatt %[a6], %[x], %[wl], %[a6]\n\t"             \
     "smlabb %[a5], %[r], %[wo], %[a5]\n\t"             \
     "smlatt %[a7], %[r], %[wo], %[a7]\n\t"
-    /* channel c of A (p) and B (q): x holds the table block on entry and on exit */
+    /* channel c of A (p) and B (q): x holds the table block, w (saved at [132]) is free */
 #define MF_DWQ_RQ(c, p, q)                                     \
     "ldr %[wl], [%[x], #(16 + 4 * " #c ")]\n\t"                \
     "ldr %[wo], [%[x], #(32 + 4 * " #c ")]\n\t"                \
     "ldr %[r], [%[x], #(48 + 4 * " #c ")]\n\t"                 \
-    "add %[x], %[wo], %[" #p "], asr #31\n\t"                  \
-    "smmlar %[" #p "], %[" #p "], %[wl], %[x]\n\t"             \
+    "add %[w], %[wo], %[" #p "], asr #31\n\t"                  \
+    "smmlar %[" #p "], %[" #p "], %[wl], %[w]\n\t"             \
     "asr %[" #p "], %[" #p "], %[r]\n\t"                       \
     "ssat %[" #p "], #8, %[" #p "]\n\t"                        \
-    "add %[x], %[wo], %[" #q "], asr #31\n\t"                  \
-    "smmlar %[" #q "], %[" #q "], %[wl], %[x]\n\t"             \
+    "add %[w], %[wo], %[" #q "], asr #31\n\t"                  \
+    "smmlar %[" #q "], %[" #q "], %[wl], %[w]\n\t"             \
     "asr %[" #q "], %[" #q "], %[r]\n\t"                       \
-    "ssat %[" #q "], #8, %[" #q "]\n\t"                        \
-    "ldr %[x], [sp, #76]\n\t"
+    "ssat %[" #q "], #8, %[" #q "]\n\t"
 #define MF_DWQ_PACK(p0, p1, p2, p3)                                   \
     "pkhbt %[" #p0 "], %[" #p0 "], %[" #p2 "], lsl #16\n\t"           \
     "pkhbt %[" #p1 "], %[" #p1 "], %[" #p3 "], lsl #16\n\t"           \
@@ -84,7 +86,6 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
     __asm__ volatile(
         "sub sp, sp, #136\n\t"
         "str %[x], [sp, #128]\n\t"
-        "str %[a5], [sp, #72]\n\t"
         "str %[a7], [sp, #84]\n\t"
         "str %[a2], [sp, #92]\n\t"
         "lsl %[x], %[a1], #1\n\t"
@@ -112,48 +113,48 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
         "ldr %[x], [sp, #104]\n\t"
         "str %[x], [sp, #76]\n\t"
         "ldr %[x], [sp, #112]\n\t"
+        "sub %[x], %[x], %[g4]\n\t"
         "str %[x], [sp, #80]\n\t"
-        "ldr %[x], [sp, #128]\n\t"
+        "ldr %[x], [sp, #128]\n\t" /* B's words: into held, or (NULL) straight out */
+        "cmp %[x], #0\n\t"
+        "bne 11f\n\t"
+        "ldr %[x], [sp, #112]\n\t"
+        "ldr %[r], [sp, #84]\n\t"
+        "add %[x], %[x], %[r]\n\t"
+        "11:\n\t"
+        "sub %[x], %[x], %[g4]\n\t"
         "str %[x], [sp, #124]\n\t"
         "ldr %[w], [sp, #108]\n\t"
-        "20:\n\t" /* group */
-        "ldr %[x], [sp, #76]\n\t"
-        "ldrd %[a0], %[a1], [%[x]]\n\t"
-        "ldrd %[a2], %[a3], [%[x], #8]\n\t"
+        "20:\n\t" /* group: its block of weights starts with the biases (shifted) */
+        "ldrd %[a0], %[a1], [%[w]]\n\t"
+        "ldrd %[a2], %[a3], [%[w], #8]\n\t"
         "mov %[a4], %[a0]\n\t"
         "mov %[a5], %[a1]\n\t"
         "mov %[a6], %[a2]\n\t"
         "mov %[a7], %[a3]\n\t"
         MF_DWQ_TAP(0) MF_DWQ_TAP(1) MF_DWQ_TAP(2) MF_DWQ_TAP(3) MF_DWQ_TAP(4) MF_DWQ_TAP(5)
         MF_DWQ_TAP(6) MF_DWQ_TAP(7) MF_DWQ_TAP(8)
-        "add %[w], %[w], #36\n\t"
-        "ldr %[r], [sp, #72]\n\t"
-        "lsl %[a0], %[a0], %[r]\n\t"
-        "lsl %[a1], %[a1], %[r]\n\t"
-        "lsl %[a2], %[a2], %[r]\n\t"
-        "lsl %[a3], %[a3], %[r]\n\t"
-        "lsl %[a4], %[a4], %[r]\n\t"
-        "lsl %[a5], %[a5], %[r]\n\t"
-        "lsl %[a6], %[a6], %[r]\n\t"
-        "lsl %[a7], %[a7], %[r]\n\t"
+        "add %[w], %[w], #(16 + 8 * 9)\n\t"
+        "str %[w], [sp, #132]\n\t"
         "ldr %[x], [sp, #76]\n\t"
         MF_DWQ_RQ(0, a0, a4) MF_DWQ_RQ(1, a1, a5) MF_DWQ_RQ(2, a2, a6) MF_DWQ_RQ(3, a3, a7)
         MF_DWQ_PACK(a0, a1, a2, a3) MF_DWQ_PACK(a4, a5, a6, a7)
-        "ldr %[r], [sp, #80]\n\t"
-        "str %[a0], [%[r]], #4\n\t"
-        "str %[r], [sp, #80]\n\t"
-        "ldr %[r], [sp, #124]\n\t" /* B's word waits until the pair's windows are read */
-        "str %[a4], [%[r]], #4\n\t"
-        "str %[r], [sp, #124]\n\t"
+        "ldr %[r], [sp, #80]\n\t" /* the outputs' addresses less the group offset */
+        "str %[a0], [%[r], %[g4]]\n\t"
+        "ldr %[r], [sp, #124]\n\t"
+        "str %[a4], [%[r], %[g4]]\n\t"
         "adds %[x], %[x], #64\n\t"
         "str %[x], [sp, #76]\n\t"
+        "ldr %[w], [sp, #132]\n\t"
         "adds %[g4], %[g4], #4\n\t"
         "ldr %[x], [sp, #88]\n\t"
         "cmp %[g4], %[x]\n\t"
         "bne 20b\n\t"
-        /* the pair's end: B's words out, then the next pair of the run, or out */
-        "ldr %[x], [sp, #120]\n\t"
+        /* the pair's end: B's words out (if held), then the next pair of the run, or out */
         "ldr %[r], [sp, #128]\n\t"
+        "cmp %[r], #0\n\t"
+        "beq 31f\n\t"
+        "ldr %[x], [sp, #120]\n\t"
         "ldr %[wl], [sp, #112]\n\t"
         "ldr %[wo], [sp, #84]\n\t"
         "add %[wl], %[wl], %[wo]\n\t"
@@ -162,6 +163,7 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
         "str %[wo], [%[wl]], #4\n\t"
         "subs %[x], %[x], #4\n\t"
         "bne 30b\n\t"
+        "31:\n\t"
         "ldr %[x], [sp, #92]\n\t"
         "subs %[x], %[x], #1\n\t"
         "beq 90f\n\t"

@@ -1,10 +1,12 @@
 /* DEPTHWISE_CONV_2D int8, depth multiplier 1, channels a multiple of 4 (up to MF_DW_TAPS_MAX taps,
- * any stride, dilation, padding; int8 weights in flash; no scratch).
+ * any stride, dilation, padding; weights in flash; no scratch).
  *
  * Per output pixel (NHWC raster order, or last to first when p->reverse) mf_dw_pixels computes its
- * channels four at a time: a tap is one word of four input channels and one word of their four
- * weights, both split by SXTB16 into (c0, c2) and (c1, c3), and four MACs (SMLABB / SMLATT):
- * 11 instructions per tap (a 3x3 window unrolled), then the four values are requantized. Where
+ * channels four at a time: a tap is one word of four input channels, split by SXTB16 into (c0, c2)
+ * and (c1, c3), and two words of their weights as int16 lanes (MF_W16: lower/fast.py
+ * dw_block_words, the left shift folded into them and into the biases that open each group's
+ * block), four MACs (SMLABB / SMLATT): 10 instructions per tap (a 3x3 window unrolled), then the
+ * four values are requantized. Where
  * the taps are: for a pixel inside the image, offsets from its first tap (one list per call);
  * for a border pixel, addresses, p->zrow for taps outside the image (channels of the input zero
  * point, which the bias fold cancels, as TFLite's skipped taps). Without an epilogue (and a
@@ -16,7 +18,7 @@
  * Access order (the planner's unstaged pixel units): a group or a stage reads only its pixel's
  * window, then writes its own channels; pixels never interleave their stores with a later
  * pixel's reads that those stores could reach (a pair's second pixel stores only once both
- * windows are read, mf_dw_pairs.h); a residual operand is read
+ * windows are read, mf_dw_pairs.h, unless no store can reach an unread word); a residual operand is read
  * element by element right before the element is stored, in increasing order (decreasing when
  * reversed: the stages of a pixel then run last to first too). */
 #ifndef MF_DWCONV2D_S8_DSP_BODY_H
@@ -32,6 +34,10 @@
 /* Pairs by addresses (mf_dw_pairs) from this many channel groups on: fewer do not repay the
  * second tap list (measured on VWW's 8-channel layer, 2 groups) */
 #define MF_DW_LINK_GROUPS 4
+/* lshift flag: the weights are lower/fast.py dw_block_words' (per group its biases, then per tap
+ * int16 lanes (w0, w2), (w1, w3), all shifted left by lshift: the kernels skip the shift); else
+ * dw_words' int8 words (Helium, which never gets the flag) */
+#define MF_W16 128
 
 /* acc += the taps of one channel group (the portable path of mf_dw_pixels): address tap[t] + g4
  * holds the four input channels of tap t, *wp the four weights of each tap in turn. */
@@ -49,6 +55,28 @@ MF_INLINE void mf_dw_taps(const intptr_t *tap, int32_t taps, uintptr_t g4, const
         a2 = mf_smlatt(xe, we, a2);
         a1 = mf_smlabb(xo, wo, a1);
         a3 = mf_smlatt(xo, wo, a3);
+    }
+    acc->a0 = a0;
+    acc->a1 = a1;
+    acc->a2 = a2;
+    acc->a3 = a3;
+    *wp = w;
+}
+
+/* The same over dw_block_words' layout: *wp at a group's first tap, two words a tap. */
+MF_INLINE void mf_dw_taps16(const intptr_t *tap, int32_t taps, uintptr_t g4, const uint32_t **wp,
+                            mf_acc4 *acc)
+{
+    int32_t a0 = acc->a0, a1 = acc->a1, a2 = acc->a2, a3 = acc->a3;
+    const uint32_t *w = *wp;
+    int32_t t;
+    for (t = 0; t < taps; t++, w += 2) {
+        const uint32_t x = mf_load32((const int8_t *)((uintptr_t)tap[t] + g4));
+        const uint32_t xe = mf_sxtb16(x), xo = mf_sxtb16_ror8(x);
+        a0 = mf_smlabb(xe, w[0], a0);
+        a2 = mf_smlatt(xe, w[0], a2);
+        a1 = mf_smlabb(xo, w[1], a1);
+        a3 = mf_smlatt(xo, w[1], a3);
     }
     acc->a0 = a0;
     acc->a1 = a1;
@@ -80,8 +108,12 @@ MF_HELPER void mf_dw_pixels(const intptr_t *tap, int32_t taps, const int8_t *bas
 #if MF_MVE
     int32_t i;
     for (i = 0; i < count; i++) {
-        mf_dw_pixel_mve(tap, taps, (const int8_t *)((uintptr_t)base + (uintptr_t)(i * step)), g0, w, qb,
-                        groups, lshift, dst + i * dst_step);
+        const int8_t *at = (const int8_t *)((uintptr_t)base + (uintptr_t)(i * step));
+        if (lshift & MF_W16) { /* (params lowered without the Helium retargeting) */
+            mf_dw_pixel_mve16(tap, taps, at, g0, w, qb, groups, dst + i * dst_step);
+        } else {
+            mf_dw_pixel_mve(tap, taps, at, g0, w, qb, groups, lshift, dst + i * dst_step);
+        }
     }
 #elif MF_ASM_LOOPS
     /* Loop state in a frame below the stack pointer: [0] tap [4] taps [8] w [12] dst [16] the
@@ -98,10 +130,9 @@ MF_HELPER void mf_dw_pixels(const intptr_t *tap, int32_t taps, const int8_t *bas
     "ldr %[r], [%[tp]], #4\n\t"                  \
     "ldr %[x], [%[r], %[g4]]\n\t"                \
     "ldr %[wl], [%[w]], #4\n\t"                  \
+    "ldr %[wo], [%[w]], #4\n\t"                  \
     "sxtb16 %[xo], %[x], ror #8\n\t"             \
     "sxtb16 %[x], %[x]\n\t"                      \
-    "sxtb16 %[wo], %[wl], ror #8\n\t"            \
-    "sxtb16 %[wl], %[wl]\n\t"                    \
     "smlabb %[a0], %[x], %[wl], %[a0]\n\t"       \
     "smlatt %[a2], %[x], %[wl], %[a2]\n\t"       \
     "smlabb %[a1], %[xo], %[wo], %[a1]\n\t"      \
@@ -109,8 +140,6 @@ MF_HELPER void mf_dw_pixels(const intptr_t *tap, int32_t taps, const int8_t *bas
 #define MF_DWP_RQ2(a, b, off)                                  \
     "ldrd %[x], %[xo], [%[s], #" #off "]\n\t"                  \
     "ldrd %[wl], %[wo], [%[s], #(" #off " + 16)]\n\t"          \
-    "lsl %[" #a "], %[" #a "], %[n]\n\t"                       \
-    "lsl %[" #b "], %[" #b "], %[n]\n\t"                       \
     "smmlar %[wl], %[" #a "], %[x], %[wl]\n\t"                 \
     "smmlar %[wo], %[" #b "], %[xo], %[wo]\n\t"                \
     "add %[wl], %[wl], %[" #a "], asr #31\n\t"                 \
@@ -139,15 +168,14 @@ MF_HELPER void mf_dw_pixels(const intptr_t *tap, int32_t taps, const int8_t *bas
         "add %[x], %[x], %[g4]\n\t"
         "str %[x], [sp, #16]\n\t"
         "20:\n\t" /* group: s is its table block, g4 its channels' offset */
-        "ldrd %[a0], %[a1], [%[s]]\n\t"
-        "ldrd %[a2], %[a3], [%[s], #8]\n\t"
+        "ldrd %[a0], %[a1], [%[w]], #8\n\t" /* the biases (shifted) before the taps */
+        "ldrd %[a2], %[a3], [%[w]], #8\n\t"
         "ldrd %[tp], %[n], [sp, #0]\n\t"
         "cmp %[n], #9\n\t"
         "bne 22f\n\t"
         MF_DWP_TAP MF_DWP_TAP MF_DWP_TAP MF_DWP_TAP MF_DWP_TAP MF_DWP_TAP MF_DWP_TAP MF_DWP_TAP
         MF_DWP_TAP
         "23:\n\t"
-        "ldr %[n], [sp, #20]\n\t"
         MF_DWP_RQ2(a0, a1, 16) MF_DWP_RQ2(a2, a3, 24)
         "pkhbt %[a0], %[a0], %[a2], lsl #16\n\t"
         "pkhbt %[a1], %[a1], %[a3], lsl #16\n\t"
@@ -195,9 +223,19 @@ MF_HELPER void mf_dw_pixels(const intptr_t *tap, int32_t taps, const int8_t *bas
         const int32_t *q = qb;
         int8_t *d = dst + i * dst_step;
         for (g = g0; g < g0 + groups; g++, q += MF_Q_WORDS, d += 4) {
+            const uintptr_t g4 = (uintptr_t)base + (uintptr_t)(i * step) + 4u * (uint32_t)g;
             mf_acc4 acc = mf_fast_bias4(q);
-            mf_dw_taps(tap, taps, (uintptr_t)base + (uintptr_t)(i * step) + 4u * (uint32_t)g, &wg, &acc);
-            mf_fast_requant4(&acc, q, lshift);
+            if (lshift & MF_W16) { /* the biases and the taps shifted already */
+                acc.a0 = (int32_t)wg[0];
+                acc.a1 = (int32_t)wg[1];
+                acc.a2 = (int32_t)wg[2];
+                acc.a3 = (int32_t)wg[3];
+                wg += 4;
+                mf_dw_taps16(tap, taps, g4, &wg, &acc);
+            } else {
+                mf_dw_taps(tap, taps, g4, &wg, &acc);
+            }
+            mf_fast_requant4(&acc, q, lshift & MF_W16 ? 0 : lshift);
             d[0] = (int8_t)acc.a0;
             d[1] = (int8_t)acc.a1;
             d[2] = (int8_t)acc.a2;
@@ -225,6 +263,7 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
     const int32_t out_stride = strided && p->out_stride ? p->out_stride : c;
     const int direct = kind == MF_EP_NONE && !clamp; /* mf_dw_pixels stores straight into the output */
     const uint32_t *weights = (const uint32_t *)(const void *)p->weights;
+    const int32_t w_group = lshift & MF_W16 ? 4 + 2 * taps : taps; /* weight words of a group */
     intptr_t inner[MF_DW_TAPS_MAX]; /* the taps of a pixel inside the image, from its first one */
     intptr_t tap[MF_DW_TAPS_MAX];   /* the taps of a border pixel: addresses (zrow outside) */
     intptr_t tap_b[9];              /* the second of a pair of pixels by address (mf_dw_pairs) */
@@ -237,7 +276,16 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
     const int32_t x_hi = last < 0 ? 0 : MF_MIN(last / p->stride_w + 1, out_w);
     /* 3x3, stored straight into the output: pixels go two at a time (mf_dw_pairs.h), a run of
      * interior ones by offsets, any other two neighbours by addresses (`linked`) */
-    const int paired = direct && taps == 9 && groups <= per;
+    /* the second pixel of a pair may store as it goes when no store can reach a word still to be
+     * read: the output apart from the input, or over it whole pixels away (a store of a group
+     * then meets only words of that group, which both windows have read) */
+    const uintptr_t in_lo = (uintptr_t)input, in_hi = in_lo + (uintptr_t)(p->batches * p->in_h * row_bytes);
+    const uintptr_t out_lo = (uintptr_t)output;
+    const uintptr_t out_hi = out_lo + (uintptr_t)((p->batches * out_h * out_w - 1) * out_stride + c);
+    const int b_direct = out_hi <= in_lo || in_hi <= out_lo ||
+                         (out_stride == c && (out_lo > in_lo ? out_lo - in_lo : in_lo - out_lo) % (uintptr_t)c == 0);
+    uint32_t *const b_held = b_direct ? NULL : stage;
+    const int paired = direct && taps == 9 && (groups <= per || b_direct);
     const int linked = paired && groups >= MF_DW_LINK_GROUPS;
     const int32_t dir = reverse ? -1 : 1, dst_step = dir * out_stride;
     int8_t *held = NULL; /* the first pixel of a pair by addresses, its taps in `tap` */
@@ -287,7 +335,7 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                             tap_b[ky] = (intptr_t)(base + inner[ky]);
                         }
                         mf_dw_pairs(tap, tap_b, NULL, 1, 0, weights, p->quant, groups, lshift, held, dst_step,
-                                    stage);
+                                    b_held);
                         held = NULL;
                     } else if (linked && xx + 1 < out_w) {
                         held = dst;
@@ -303,7 +351,7 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                     int8_t *dst = output + pix * out_stride;
                     if (run > left) {
                         mf_dw_pairs(inner, inner, base, run / 2, step, weights, p->quant, groups, lshift, dst,
-                                    dst_step, stage);
+                                    dst_step, b_held);
                         base += (run - left) * step;
                         dst += (run - left) * dst_step;
                     }
@@ -323,7 +371,7 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                 for (si = 0; si < stages; si++) {
                     const int32_t st = reverse ? stages - 1 - si : si;
                     const int32_t g0 = st * per, ng = MF_MIN(per, groups - g0);
-                    mf_dw_pixels(taps_at, taps, base, g0, weights + g0 * taps, p->quant + g0 * MF_Q_WORDS, ng,
+                    mf_dw_pixels(taps_at, taps, base, g0, weights + g0 * w_group, p->quant + g0 * MF_Q_WORDS, ng,
                                  lshift, (int8_t *)stage, 1, 0, 0);
                     mf_fast_finish((const int8_t *)stage, 4 * ng, clamp, lo, hi, e, aq, kind, res,
                                    output + pix * out_stride + 4 * g0, pix * c + 4 * g0, reverse);

@@ -105,6 +105,27 @@ MF_INLINE void mf_dw_pixel_mve(const intptr_t *tap, int32_t taps, const int8_t *
         g += n;
     }
 }
+/* mf_dw_pixel_mve over the DSP layout (lower/fast.py dw_block_words: a build lowered without the
+ * Helium retargeting): per group its shifted biases, then per tap the int16 lanes (w0, w2),
+ * (w1, w3), gathered back into channel order; group by group, the shift already folded. */
+MF_INLINE void mf_dw_pixel_mve16(const intptr_t *tap, int32_t taps, const int8_t *base, int32_t g0,
+                                 const uint32_t *w, const int32_t *qb, int32_t groups, int8_t *dst)
+{
+    static const uint32_t order[4] = {0, 4, 2, 6}; /* byte offsets of w0 .. w3 in a tap's words */
+    const uint32x4_t lanes = vldrwq_u32(order);
+    int32_t g, t;
+    for (g = 0; g < groups; g++) {
+        const uint32_t *wb = w + g * (4 + 2 * taps);
+        const uintptr_t off = (uintptr_t)base + 4u * (uint32_t)(g0 + g);
+        int32x4_t c = vldrwq_s32((const int32_t *)(const void *)wb);
+        for (t = 0; t < taps; t++) {
+            const int8_t *x = (const int8_t *)((uintptr_t)tap[t] + off);
+            const int16_t *wt = (const int16_t *)(const void *)(wb + 4 + 2 * t);
+            c = vaddq_s32(c, vmulq_s32(vldrbq_s32(x), vldrhq_gather_offset_s32(wt, lanes)));
+        }
+        vstrbq_s32(dst + 4 * g, mf_mve_requant4(c, qb + g * MF_Q_WORDS, 0));
+    }
+}
 #if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__)
 #undef MF_DWM_HEAD
 #undef MF_DWM_GROUP

@@ -31,7 +31,7 @@ typedef struct {
     int32_t in_zero_point;  /* value of taps outside the image */
     int32_t act_min, act_max;
     int32_t clamp;          /* 1: [act_min, act_max] is narrower than int8 */
-    int32_t lshift;         /* TFLite's left shift + 1 (the same for every channel) */
+    int32_t lshift;         /* TFLite's left shift + 1 (the same for every channel), | MF_W16 */
     int32_t reverse;        /* 1: pixels last to first (a backward run of the memory plan) */
     const int32_t *weights; /* int8 words [out_c / 4][chunks][4 channels][chunk] */
     const int32_t *quant;   /* channel table [out_c / 4][MF_Q_WORDS] (blocks of 4, mf_requant.h) */
@@ -42,7 +42,7 @@ typedef struct {
 } mf_conv2d_s8_gemm_params;
 
 /* DEPTHWISE_CONV_2D (depth multiplier 1, channels a multiple of 4, up to 32 taps): per output
- * pixel, four channels at a time; a tap is one word of input and one of weights, 4 MACs
+ * pixel, four channels at a time; a tap is one word of input and two of int16 weights, 4 MACs
  * (SMLABB / SMLATT). */
 typedef struct {
     int32_t batches;
@@ -55,9 +55,10 @@ typedef struct {
     int32_t in_zero_point;
     int32_t act_min, act_max;
     int32_t clamp;          /* 1: [act_min, act_max] is narrower than int8 */
-    int32_t lshift;         /* TFLite's left shift + 1 (the same for every channel) */
+    int32_t lshift;         /* TFLite's left shift + 1 (the same for every channel), | MF_W16 */
     int32_t reverse;        /* 1: pixels (and channel groups) last to first */
-    const int32_t *weights; /* int8 words [out_c / 4][k_h * k_w][4 channels] */
+    const int32_t *weights; /* lshift & MF_W16: [out_c / 4][4 biases, k_h * k_w x 2 int16 lane
+                               words], shifted by lshift; else int8 words [out_c / 4][k_h * k_w][4] */
     const int32_t *quant;   /* channel table [out_c / 4][MF_Q_WORDS] */
     const int32_t *zrow;    /* in_c bytes of the input zero point, or NULL (no padding) */
     const int32_t *addq;    /* mf_fast_addsub of a fused residual ADD / SUB, or NULL */

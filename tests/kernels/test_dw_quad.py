@@ -1,0 +1,80 @@
+"""The DSP depthwise kernel's 3x3 stride-1 paths (mf_dw_pairs.h by offsets and by addresses, single
+pixels, the MF_W16 weight layout with the left shift folded in) vs TFLite Micro, seeded, on the
+host (the portable C path, sanitizers on) and under QEMU mps2-an386 (the assembly): rows of 4 to
+13 outputs, SAME and VALID, padding on every side, a vertical stride and dilation, two images,
+channel counts from 4 to 256 (pairs above MF_STAGE_MAX channels when the second pixel may store
+straight out), each call also over its input at the planner's tightest forward and backward
+shifts (reverse = 1), where the second pixel of a pair stores straight out (whole pixels away)
+or through the held buffer."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from microfuse.ir import DType, Graph, Tensor
+from microfuse.ops.attrs import DepthwiseAttrs
+from microfuse.testing import inputs
+from microfuse.testing.modelgen import merge
+from microfuse.testing.stages import lowered
+from tests.harness import on_qemu, reference
+from tests.kernels import placements
+from tests.kernels.cases import act_quant, int8_weights, int32_bias, out_quant, single_op, weight_quant
+
+SEED = 23
+
+# (batches, h, w, channels, stride_h, dilation_h, padding)
+DW = [
+    (1, 5, 4, 4, 1, 1, "SAME"),     # two pairs by addresses a row
+    (1, 6, 5, 64, 1, 1, "SAME"),    # KWS's rows: two pairs and a single
+    (1, 4, 6, 8, 1, 1, "VALID"),    # a run of interior pixels
+    (2, 5, 9, 12, 1, 1, "SAME"),    # two images
+    (1, 7, 7, 20, 2, 1, "SAME"),    # vertical stride 2
+    (1, 7, 8, 28, 1, 2, "SAME"),    # vertical dilation 2
+    (1, 4, 13, 44, 1, 1, "VALID"),  # 11 outputs: a run of odd length
+    (1, 3, 6, 100, 1, 1, "SAME"),
+    (1, 3, 10, 128, 1, 1, "SAME"),  # the held buffer's largest
+    (1, 3, 8, 132, 1, 1, "SAME"),   # past it: pairs only when B may store straight out
+    (1, 3, 6, 256, 1, 1, "VALID"),
+    (1, 6, 12, 16, 1, 1, "SAME"),   # VWW's rows
+]
+
+
+def dw_graph(rng, case) -> Graph:
+    n, h, w, c, sh, dh, padding = case
+    attrs = DepthwiseAttrs(padding, 1, sh, 1, "NONE", 1, dh)
+    xq, wq = act_quant(rng), weight_quant(rng, c, 3, rng.random() < 0.7)
+    wshape = (1, 3, 3, c)
+    x = Tensor("input", (n, h, w, c), DType.INT8, xq)
+    wt = Tensor("weights", wshape, DType.INT8, wq, int8_weights(rng, wshape))
+    b = int32_bias(rng, c, xq, wq)
+    y = Tensor("output", (), DType.INT8, out_quant(rng, xq, wq, 9))
+    return single_op("DEPTHWISE_CONV_2D", [x, wt, b], y, attrs)
+
+
+def prepared():
+    """The cases, each one call, and the arena scenarios of every call with TFLM's outputs."""
+    rng = np.random.default_rng(SEED)
+    graph = merge([dw_graph(rng, c) for c in DW], "dw3x3")
+    feed = inputs.sample(graph.inputs, np.random.default_rng(SEED + 1))
+    data = {t.name: x for t, x in zip(graph.inputs, feed)}
+    (tflm,) = reference(graph, [feed])
+    want = {t.name: np.asarray(o).astype(np.int8) for t, o in zip(graph.outputs, tflm)}
+    calls = lowered(graph)
+    assert [c.kernel for c in calls] == ["mf_dwconv2d_s8_dsp"] * len(DW)
+    assert all(c.params["clamp"] == 0 for c in calls)
+    runs = []
+    for call in calls:
+        operands = [data[t.name] for t in call.inputs]
+        runs += placements.scenarios(call, operands, want[call.outputs[0].name], call.kernel)
+    return runs
+
+
+def test_3x3_stride1_paths_match_tflm_on_host(tmp_path):
+    failures = placements.run(prepared(), tmp_path)
+    assert not failures, "\n".join(failures)
+
+
+@on_qemu
+def test_3x3_stride1_paths_match_tflm_under_qemu_m4(tmp_path):
+    failures = placements.run(prepared(), tmp_path, "qemu-mps2-an386")
+    assert not failures, "\n".join(failures)
