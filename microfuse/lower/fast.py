@@ -277,10 +277,10 @@ def _addq_linear(sv: np.ndarray, sr: np.ndarray, om: int, os_: int, zo: int) -> 
     q = np.arange(-128, 128, dtype=np.int64)
     raw = sv[:, None] + sr[None, :]
     want = np.clip(_reference_scale(raw.ravel(), 0, om, os_).reshape(256, 256) + zo, -128, 127)
-    real = raw * (om / 2.0**31 * 2.0**os_)
-    n = 256 * 256
-    fit = np.linalg.lstsq(np.stack([np.repeat(q, 256), np.tile(q, 256), np.ones(n)], 1).astype(float),
-                          real.ravel(), rcond=None)[0]
+    # Least squares of k (sv[v] + sr[r]) over the whole grid: the two slopes are each side's own
+    # 1-D regression on q (v and r vary independently), no 65,536-row solve
+    k, centred = om / 2.0**31 * 2.0**os_, q - q.mean()
+    fit = [k * float(centred @ side) / float(centred @ centred) for side in (sv, sr)]
     scale = 1 << (ADDQ_SHIFT + 8)
     lo_rows, hi_rows = want > -128, want < 127  # the saturated outputs bound c on one side
     for da, db in ((0, 0), (-1, 0), (1, 0), (0, -1), (0, 1)):

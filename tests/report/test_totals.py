@@ -76,12 +76,19 @@ def test_mlperf_totals_bench_and_tflm_card(name, tmp_path, capsys):
 @NEEDS_ARM
 def test_board_core_measured_beside_the_default(tmp_path, capsys):
     out = tmp_path / "out"
-    rep, _ = build([str(model("mlperf_kws_dscnn_int8")), "-o", str(out), "--board", "qemu-mps3-an547"], capsys)
-    m4, m55 = rep["footprint"]
+    rep, _ = build([str(model("mlperf_kws_dscnn_int8")), "-o", str(out), "--board", "qemu-mps2-an500"], capsys)
+    m4, m7 = rep["footprint"]
+    assert m4["core"] == "cortex-m4" and m7["core"] == "qemu-mps2-an500 (cortex-m7)"
+    assert "-mcpu=cortex-m7" in m7["cflags"]
+    # A Helium-laid-out library refuses a Cortex-M4 build (NAME.c #error): only the board's core
+    rep, _ = build([str(model("mlperf_kws_dscnn_int8")), "-o", str(tmp_path / "m55"), "--board", "qemu-mps3-an547"],
+                   capsys)
+    (m55,) = rep["footprint"]
     assert m55["core"] == "qemu-mps3-an547 (cortex-m55)" and "-mcpu=cortex-m55" in m55["cflags"]
     assert m55["code_bytes"] != m4["code_bytes"]  # Helium paths are other code
     page = (out / "report.html").read_text()
-    assert "M4 DSP" in page and "M55 Helium" in page and "plain C" in page
+    assert "M4 DSP" in page and "M7 DSP" in page and "plain C" in page
+    assert "M55 Helium" in (tmp_path / "m55" / "report.html").read_text()
 
 
 @NEEDS_ARM
