@@ -128,8 +128,7 @@ def test_addq_form_is_tflite_add_on_every_pair(case):
           "ep.r_offset": -int(z2), "ep.r_multiplier": m2, "ep.r_shift": e2, "ep.output_multiplier": mo,
           "ep.output_shift": eo, "ep.output_offset": int(zo)}
     table = fast._addsub_table(ep)
-    if isinstance(table, str):
-        pytest.skip("no shortcut table")
+    assert not isinstance(table, str), "every seeded quantization has a provably exact shortcut table"
     found, a, b, c = (int(v) for v in np.asarray(table.data)[12:])
     q = np.arange(-128, 128, dtype=np.int64)
     sv, sr = _reference(q - z1, m1, e1, 20), _reference(q - z2, m2, e2, 20)
