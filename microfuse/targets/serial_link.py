@@ -20,6 +20,7 @@ CMD_HELLO, CMD_INVOKE, CMD_EXIT, CMD_TRACE, CMD_STACK = ord("H"), ord("I"), ord(
 FLAG_STACK = 0x01  # INVOKE: paint and scan the stack (mf_protocol.h MF_FLAG_STACK)
 STATUS_OK, STATUS_BAD_CRC, STATUS_BAD_LENGTH, STATUS_BAD_COMMAND = 0, 1, 2, 3
 STATUS_FAULT = 0xFA
+HELLO_FILLER = b"\x00"  # sent before HELLO: not a magic byte (see SerialLink.hello)
 
 REQ_HEADER = struct.Struct("<2sBBI")     # magic, cmd, flags, length
 RSP_HEADER = struct.Struct("<2sBBiII")   # magic, status, cmd, rc, ticks, length
@@ -131,7 +132,10 @@ class SerialLink:
 
     def hello(self) -> FirmwareInfo:
         """Ask the firmware which model it runs; remembered for invoke()."""
-        rsp = self.request(CMD_HELLO)
+        # A firmware that has just booted may swallow the first byte it receives: its UART init
+        # discards one stale read (uart_cmsdk.c), and under QEMU our first byte can race it. A
+        # filler byte, skipped by the firmware's magic hunt, is what it swallows instead.
+        rsp = self.request(CMD_HELLO, lead=HELLO_FILLER)
         self.info = FirmwareInfo.decode(rsp.payload)
         return self.info
 
@@ -186,12 +190,13 @@ class SerialLink:
 
     # ---- framing ----
 
-    def request(self, cmd: int, payload: bytes = b"", flags: int = 0) -> Response:
-        """Send one request and return its OK response; anything else is a TargetError."""
+    def request(self, cmd: int, payload: bytes = b"", flags: int = 0, lead: bytes = b"") -> Response:
+        """Send one request (after `lead`, bytes the firmware skips) and return its OK response;
+        anything else is a TargetError."""
         if self._dirty:
             self.resync()
         self._dirty = True  # until a good response proves the stream is aligned again
-        self._write(encode_request(cmd, payload, flags))
+        self._write(lead + encode_request(cmd, payload, flags))
         rsp = self.read_response()
         self._dirty = False
         if rsp.status == STATUS_FAULT:
