@@ -60,13 +60,15 @@ def runtime_symbols(sources: Iterable[str]) -> list[str]:
 
 def config_header(name: str, banner: str, symbols: list[str], sizes: dict[str, int] | None = None) -> str:
     """mf_config.h: `#define mf_x NAME_mf_x` for each symbol, so NAME.c and the kernels keep the mf_* names;
-    then this build's stack-buffer bounds (KernelSpec.sizes: the largest over its calls)."""
+    then this build's stack-buffer bounds (KernelSpec.sizes: the largest over its calls) and its
+    core's macros (lower/tuning.py)."""
     bounds = [f"#define {k} {v}" for k, v in sorted((sizes or {}).items())]
     lines = [f"/* {CONFIG}: {banner}",
              f" * This build's names for the runtime's functions: each mf_* becomes {name}_mf_*, so libraries",
              " * of several models link into one program. mf_common.h includes it (the copy in its own folder). */",
              "#ifndef MF_CONFIG_H", "#define MF_CONFIG_H", "",
              *(f"#define {s} {name}_{s}" for s in symbols), "",
-             *(["/* This build's stack buffers: sized by its largest call. */", *bounds, ""] if bounds else []),
+             *(["/* This build's stack buffers (sized by its largest call) and its core's code choices",
+                " * (lower/tuning.py). */", *bounds, ""] if bounds else []),
              "#endif /* MF_CONFIG_H */", ""]
     return "\n".join(lines)

@@ -73,36 +73,42 @@ def files(calls: list[Call]) -> list[str]:
 
 
 def run(source: str, sources: list[str], work: Path, board: str = "host", stdin: bytes = b"",
-        binary: bool = False):
+        binary: bool = False, defines: dict[str, int] | None = None):
     """Build `source` with the runtime files `sources` and run it: on the host (gcc -O1,
     sanitizers, C99 warnings as errors; stdin fed, stdout returned) or on a QEMU `board`
-    (semihosting output returned)."""
+    (semihosting output returned, its core's macros defined as a build's mf_config.h does).
+    `defines`: more macros (-D)."""
     work.mkdir(parents=True, exist_ok=True)
     src = work / "program.c"
     src.write_text(source)
     paths = [str(src), *(str(RUNTIME / "src" / f) for f in sources)]
     if board == "host":
         exe = work / "program"
-        _ok(subprocess.run(["gcc", *STRICT, *SANITIZE, "-O1", "-I", str(RUNTIME / "include"), *paths,
+        _ok(subprocess.run(["gcc", *STRICT, *SANITIZE, "-O1", *_flags(defines), "-I", str(RUNTIME / "include"), *paths,
                             "-o", str(exe), "-lm"], capture_output=True, text=True), "gcc")
         done = subprocess.run([str(exe)], input=stdin, capture_output=True, timeout=TIMEOUT)
         assert done.returncode == 0, f"the test program failed ({done.returncode}): " \
                                      f"{done.stderr.decode(errors='replace')[-2000:]}"
         return done.stdout if binary else done.stdout.decode()
-    return _run_qemu(paths, work, board)
+    return _run_qemu(paths, work, board, defines or {})
+
+
+def _flags(defines: dict[str, int] | None) -> list[str]:
+    return [f"-D{k}={v}" for k, v in sorted((defines or {}).items())]
 
 
 def _ok(done: subprocess.CompletedProcess, what: str) -> None:
     assert done.returncode == 0, f"{what} failed on the test program:\n{done.stderr[-3000:]}"
 
 
-def _run_qemu(paths: list[str], work: Path, board_name: str) -> str:
+def _run_qemu(paths: list[str], work: Path, board_name: str, defines: dict[str, int]) -> str:
     """Link the program into the board's bare-metal start-up and run it under QEMU."""
     from ..boards import load_board
+    from ..lower import tuning
     from ..targets.firmware import COMMON_DIR
 
     board = load_board(board_name)
-    flags = [*board.cflags, "-ffunction-sections", "-fdata-sections", "-I", str(RUNTIME / "include"),
+    flags = [*board.cflags, *_flags({**tuning.core_defines(board.cpu), **defines}), "-ffunction-sections", "-fdata-sections", "-I", str(RUNTIME / "include"),
              f"-I{COMMON_DIR}"]
     objects = []
     for k, c_file in enumerate(paths):  # the program and the kernels: C99, warnings as errors

@@ -31,12 +31,25 @@
 #define MF_PAIR_WIDE 576     /* a build's mf_config.h sets its largest (lower/fast_gemm.py PAIR_WIDE) */
 #endif
 
+/* Where a pixel's odd int16 pairs and pixel B's words sit among each 4 values' 4 buffer words.
+ * The M4 layout [A even, A odd, B even, B odd] keeps each of the loop's loads single (they
+ * pipeline at 1 cycle each, LDRD costs 3). A Cortex-M7 build (mf_config.h MF_WIDE_LOADS,
+ * lower/tuning.py) lays them out [A even, B even, A odd, B odd]: one LDRD loads both pixels'
+ * words, one instruction fewer per 16 MACs. */
+#if defined(MF_WIDE_LOADS) && MF_WIDE_LOADS
+#define MF_PAIR_ODD 2
+#define MF_PAIR_B 1
+#else
+#define MF_PAIR_ODD 1
+#define MF_PAIR_B 2
+#endif
+
 
 /* The state of mf_pair_blocks's loop (the assembly copies it to its frame by offset: keep the
  * order). */
 typedef struct {
-    const uint32_t *wide; /* 0: both windows sign-extended, per 4 values [A even, A odd, B even,
-                             B odd] */
+    const uint32_t *wide; /* 0: both windows sign-extended, 4 words per 4 values (MF_PAIR_ODD,
+                             MF_PAIR_B) */
     const uint32_t *end;  /* 4: its end (wide + depth) */
     const int32_t *qb;    /* 8: the first block's table */
     int8_t *sta;          /* 12: where pixel A's first block goes */
@@ -63,9 +76,22 @@ typedef struct {
     "smlad %[b2], %[y], %[t], %[b2]\n\t"                                                        \
     "smlad %[a3], %[x], %[u], %[a3]\n\t"                                                        \
     "smlad %[b3], %[y], %[u], %[b3]\n\t"
-/* One chunk of 8 values (64 MACs): the buffer's 32 bytes [A even, A odd, B even, B odd] per 4
- * values, the weights' 32 (per 4 values: even channels 0-1, 2-3, odd 0-1, 2-3); both pointers
- * post-incremented by the first loads. */
+/* One chunk of 8 values (64 MACs): the buffer's 32 bytes (4 words per 4 values), the weights'
+ * 32 (per 4 values: even channels 0-1, 2-3, odd 0-1, 2-3); both pointers post-incremented by the
+ * first loads. */
+#if MF_PAIR_B == 1
+#define MF_PAIR_CHUNK                                                                           \
+    MF_PAIR_HALF("ldrd %[x], %[y], [%[p]], #32", "", "ldr %[t], [%[w]], #32",                   \
+                 "ldr %[t], [%[w], #-28]")                                                      \
+    MF_PAIR_HALF("ldrd %[x], %[y], [%[p], #-24]", "", "ldr %[t], [%[w], #-24]",                 \
+                 "ldr %[t], [%[w], #-20]")                                                      \
+    MF_PAIR_HALF("ldrd %[x], %[y], [%[p], #-16]", "", "ldr %[t], [%[w], #-16]",                 \
+                 "ldr %[t], [%[w], #-12]")                                                      \
+    MF_PAIR_HALF("ldrd %[x], %[y], [%[p], #-8]", "", "ldr %[t], [%[w], #-8]",                   \
+                 "ldr %[t], [%[w], #-4]")
+#define MF_PAIR_LONE_ODD0 "#-24" /* pixel A's odd words after the post-increment */
+#define MF_PAIR_LONE_ODD1 "#-8"
+#else
 #define MF_PAIR_CHUNK                                                                           \
     MF_PAIR_HALF("ldr %[x], [%[p]], #32", "ldr %[y], [%[p], #-24]", "ldr %[t], [%[w]], #32",    \
                  "ldr %[t], [%[w], #-28]")                                                      \
@@ -75,6 +101,9 @@ typedef struct {
                  "ldr %[t], [%[w], #-12]")                                                      \
     MF_PAIR_HALF("ldr %[x], [%[p], #-12]", "ldr %[y], [%[p], #-4]", "ldr %[t], [%[w], #-8]",    \
                  "ldr %[t], [%[w], #-4]")
+#define MF_PAIR_LONE_ODD0 "#-28"
+#define MF_PAIR_LONE_ODD1 "#-12"
+#endif
 /* Pixel A alone: 4 values (A's even and odd words y, u) of the four channels (weight words
  * b0-b3): 6 loads, 8 SXTB16, 8 SMLAD. */
 #define MF_PAIR_LONE4(lx, ly, l0, l1, l2, l3)                                                   \
@@ -182,9 +211,9 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
         "bne 10b\n\t"
         "b 50f\n\t"
         "40:\n\t" /* pixel A alone, a chunk a turn; then B's values are A's */
-        MF_PAIR_LONE4("ldr %[y], [%[p]], #32", "ldr %[u], [%[p], #-28]", "ldr %[b0], [%[w]], #32",
+        MF_PAIR_LONE4("ldr %[y], [%[p]], #32", "ldr %[u], [%[p], " MF_PAIR_LONE_ODD0 "]", "ldr %[b0], [%[w]], #32",
                       "ldr %[b1], [%[w], #-28]", "ldr %[b2], [%[w], #-24]", "ldr %[b3], [%[w], #-20]")
-        MF_PAIR_LONE4("ldr %[y], [%[p], #-16]", "ldr %[u], [%[p], #-12]", "ldr %[b0], [%[w], #-16]",
+        MF_PAIR_LONE4("ldr %[y], [%[p], #-16]", "ldr %[u], [%[p], " MF_PAIR_LONE_ODD1 "]", "ldr %[b0], [%[w], #-16]",
                       "ldr %[b1], [%[w], #-12]", "ldr %[b2], [%[w], #-8]", "ldr %[b3], [%[w], #-4]")
         "cmp %[p], %[x]\n\t"
         "bne 40b\n\t"
@@ -212,15 +241,15 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
         for (j = 0; j < 4; j++) {
             acc[0][j] = acc[1][j] = qb[MF_Q_BIAS + j];
         }
-        for (x = c->wide; x < c->end; x += 4, wb += 4) { /* 4 values: [A even, A odd, B even, B odd] */
+        for (x = c->wide; x < c->end; x += 4, wb += 4) { /* 4 values: A's and B's even and odd words */
             for (h = 0; h < 2; h++) { /* even, odd halves: weights [h][channels 0-1, 2-3] */
                 for (j = 0; j < 2; j++) {
                     const uint32_t e = mf_sxtb16(wb[2 * h + j]), o = mf_sxtb16_ror8(wb[2 * h + j]);
-                    acc[0][2 * j] = mf_smlad(x[h], e, acc[0][2 * j]);
-                    acc[0][2 * j + 1] = mf_smlad(x[h], o, acc[0][2 * j + 1]);
+                    acc[0][2 * j] = mf_smlad(x[MF_PAIR_ODD * h], e, acc[0][2 * j]);
+                    acc[0][2 * j + 1] = mf_smlad(x[MF_PAIR_ODD * h], o, acc[0][2 * j + 1]);
                     if (c->delta != 0) { /* (else B is A) */
-                        acc[1][2 * j] = mf_smlad(x[2 + h], e, acc[1][2 * j]);
-                        acc[1][2 * j + 1] = mf_smlad(x[2 + h], o, acc[1][2 * j + 1]);
+                        acc[1][2 * j] = mf_smlad(x[MF_PAIR_B + MF_PAIR_ODD * h], e, acc[1][2 * j]);
+                        acc[1][2 * j + 1] = mf_smlad(x[MF_PAIR_B + MF_PAIR_ODD * h], o, acc[1][2 * j + 1]);
                     }
                 }
             }
@@ -240,7 +269,7 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
 }
 
 /* Both windows' runs (segments sa from base ba, sb from bb, the same lengths) sign-extended into
- * wide: per 4 values A's even and odd int16 pairs, then B's. */
+ * wide: per 4 values A's and B's even and odd int16 pairs (MF_PAIR_ODD, MF_PAIR_B). */
 static void mf_pair_widen(const mf_seg *sa, const int8_t *ba, const mf_seg *sb, const int8_t *bb,
                           int32_t nseg, uint32_t *wide)
 {
@@ -252,13 +281,13 @@ static void mf_pair_widen(const mf_seg *sa, const int8_t *ba, const mf_seg *sb, 
             const uint32_t va = mf_load32(xa), vb = mf_load32(xb);
             const uint32_t ua = mf_load32(xa + 4), ub = mf_load32(xb + 4);
             wide[0] = mf_sxtb16(va);
-            wide[1] = mf_sxtb16_ror8(va);
-            wide[2] = mf_sxtb16(vb);
-            wide[3] = mf_sxtb16_ror8(vb);
+            wide[MF_PAIR_ODD] = mf_sxtb16_ror8(va);
+            wide[MF_PAIR_B] = mf_sxtb16(vb);
+            wide[MF_PAIR_B + MF_PAIR_ODD] = mf_sxtb16_ror8(vb);
             wide[4] = mf_sxtb16(ua);
-            wide[5] = mf_sxtb16_ror8(ua);
-            wide[6] = mf_sxtb16(ub);
-            wide[7] = mf_sxtb16_ror8(ub);
+            wide[4 + MF_PAIR_ODD] = mf_sxtb16_ror8(ua);
+            wide[4 + MF_PAIR_B] = mf_sxtb16(ub);
+            wide[4 + MF_PAIR_B + MF_PAIR_ODD] = mf_sxtb16_ror8(ub);
         }
     }
 }
@@ -290,8 +319,8 @@ static int32_t mf_pair_window(const mf_conv2d_s8_gemm_params *p, const int8_t *i
     return mf_gemm_segments(p, rows, x0, 0, own);
 }
 
-/* One pixel's runs sign-extended into its half of the buffer (slot: wide, or wide + 2 for pixel
- * B): per 4 values its even and odd int16 pairs, 4 words apart. For two windows whose runs
+/* One pixel's runs sign-extended into its half of the buffer (slot: wide, or wide + MF_PAIR_B
+ * for pixel B): per 4 values its even and odd int16 pairs, 4 words apart. For two windows whose runs
  * differ (at the image border). */
 static void mf_pair_widen1(const mf_seg *sg, const int8_t *base, int32_t nseg, uint32_t *slot)
 {
@@ -301,7 +330,7 @@ static void mf_pair_widen1(const mf_seg *sg, const int8_t *base, int32_t nseg, u
         for (k = 0; k < sg[s].n; k++, x += 4, slot += 4) { /* 4 values (n counts them / 4) */
             const uint32_t v = mf_load32(x);
             slot[0] = mf_sxtb16(v);
-            slot[1] = mf_sxtb16_ror8(v);
+            slot[MF_PAIR_ODD] = mf_sxtb16_ror8(v);
         }
     }
 }
@@ -374,7 +403,7 @@ MF_INLINE void mf_conv2d_s8_pair_body(const mf_conv2d_s8_gemm_params *p, const m
             mf_pair_widen(sa, ba, both ? sb : sa, both ? bb : ba, na, wide);
         } else {
             mf_pair_widen1(sa, ba, na, wide);
-            mf_pair_widen1(sb, bb, nb, wide + 2);
+            mf_pair_widen1(sb, bb, nb, wide + MF_PAIR_B);
         }
         ctx.sta = direct ? output + q * p->out_c : (int8_t *)stage[0];
         ctx.delta = !both ? 0 : direct ? step * p->out_c : (int32_t)sizeof stage[0];

@@ -190,7 +190,8 @@ def _parse(text: str, runs: list[Scenario]) -> list[str]:
             for i, (bad, first, ours) in sorted(got.items()) if int(bad)]
 
 
-def run(runs: list[Scenario], work: Path, board: str = "host") -> list[str]:
-    """Failures (empty: every scenario matches TFLM), on the host with sanitizers or on a QEMU board."""
+def run(runs: list[Scenario], work: Path, board: str = "host", defines: dict[str, int] | None = None) -> list[str]:
+    """Failures (empty: every scenario matches TFLM), on the host with sanitizers or on a QEMU board
+    (`defines`: more -D macros, e.g. a core's from lower/tuning.py)."""
     files = sorted({f for s in runs for f in s.call.files})
-    return _parse(programs.run(program(runs), files, work, board), runs)
+    return _parse(programs.run(program(runs), files, work, board, defines=defines), runs)

@@ -97,6 +97,33 @@ def test_pair_conv_matches_tflm_under_qemu_m4_in_overlapping_arenas(tmp_path, al
     assert not failures, "\n".join(failures)
 
 
+def test_pair_conv_matches_tflm_on_host_in_the_m7_buffer_layout(tmp_path, always_fuse):
+    """MF_WIDE_LOADS (a Cortex-M7 build's mf_config.h): both pixels' words side by side, C loop."""
+    calls, runs = prepared(8)
+    failures = placements.run(runs, tmp_path, defines={"MF_WIDE_LOADS": 1})
+    assert not failures, "\n".join(failures)
+
+
+@on_qemu
+def test_pair_conv_matches_tflm_under_qemu_m7_in_its_buffer_layout(tmp_path, always_fuse):
+    """The M7's assembly loop (LDRD of both pixels' words: programs.run defines the core's macros)."""
+    calls, runs = prepared(8)
+    failures = placements.run(runs, tmp_path, "qemu-mps2-an500")
+    assert not failures, "\n".join(failures)
+
+
+def test_an_m7_build_asks_for_wide_loads_and_an_m4_build_does_not(tmp_path):
+    """lower/tuning.py: the board's core picks the macros in mf_config.h."""
+    from microfuse.pipeline import Options, build
+
+    rng = np.random.default_rng(SEED)
+    graph = pair_graph(rng, 0)
+    for board, wide in (("qemu-mps2-an500", True), ("qemu-mps2-an386", False), (None, False)):
+        out = tmp_path / str(board)
+        build(graph, out, Options(board=board))
+        assert ("#define MF_WIDE_LOADS 1\n" in (out / "mf_config.h").read_text()) == wide, board
+
+
 def test_pair_fits_only_eight_channel_runs_and_a_stage_of_both_pixels():
     rng = np.random.default_rng(SEED)
     g = pair_graph(rng, 0)
