@@ -10,7 +10,7 @@ from typing import Callable
 from . import lower as lowering
 from . import ops, output, passes, plan
 from .boards import arena_limit, load_board
-from .lower import Lowerer
+from .lower import Lowerer, tuning
 from .errors import ArenaLimitError, ModelError, UnsupportedError
 from .ir import Graph
 from .tflite import reader
@@ -44,6 +44,7 @@ class Compiled:
     notes: list[str] = field(default_factory=list)
     fusion: list[dict] = field(default_factory=list)  # every fusion decision (passes.Context)
     init: "InitCode | None" = None  # a computing CALL_ONCE subgraph, run once in NAME_init()
+    core_defines: dict[str, int] = field(default_factory=dict)  # its core's macros (lower/tuning.py)
 
 
 @dataclass(eq=False)
@@ -120,7 +121,8 @@ def compile_model(model: str | Path | bytes | Graph, options: Options = Options(
         notes.append(f"CALL_ONCE subgraph: {len(init.calls)} kernel call(s) run once, in {options.name}_init() "
                      f"(the first invoke calls it), on arena bytes {init.base}..{init.base + init.plan.arena_bytes}")
     return Compiled(options.name, source, graph, ordered, memory, options, path, notes=notes,
-                    fusion=context.decisions(), init=init)
+                    fusion=context.decisions(), init=init,
+                    core_defines=tuning.core_defines(target_core(options)))
 
 
 def _compile_init(init: Graph, graph: Graph, memory: plan.Plan, lowerer: Lowerer) -> InitCode:

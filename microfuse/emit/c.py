@@ -14,7 +14,7 @@ import numpy as np
 from ..version import __version__
 from ..ir import DType, Tensor
 from ..lower import Call, ConstArray
-from ..lower import mve, tuning
+from ..lower import mve
 from ..lower.call import largest
 from ..report import build_report
 from ..report_html import render as render_html
@@ -283,10 +283,8 @@ def emit(compiled, out: Path) -> None:
         (out / target).write_text(_ENV.get_template(template).render(**context))
     _copy_runtime(context["runtime"], out)
     copied = [p.read_text() for p in sorted(out.glob("mf_*.[ch]")) if p.name != symbols.CONFIG]
-    from ..pipeline import target_core  # (pipeline imports this module when it writes a build)
-
     sizes = largest(c.sizes for c in [*compiled.calls, *(compiled.init.calls if compiled.init else [])])
-    sizes.update(tuning.core_defines(target_core(compiled.options)))
+    sizes.update(compiled.core_defines)
     (out / symbols.CONFIG).write_text(symbols.config_header(name, banner(compiled), symbols.runtime_symbols(copied),
                                                             sizes))
 
