@@ -84,8 +84,8 @@ def run(source: str, sources: list[str], work: Path, board: str = "host", stdin:
     paths = [str(src), *(str(RUNTIME / "src" / f) for f in sources)]
     if board == "host":
         exe = work / "program"
-        _ok(subprocess.run(["gcc", *STRICT, *SANITIZE, "-O1", *_flags(defines), "-I", str(RUNTIME / "include"), *paths,
-                            "-o", str(exe), "-lm"], capture_output=True, text=True), "gcc")
+        _ok(subprocess.run(["gcc", *STRICT, *SANITIZE, "-O1", *_flags(defines), "-I", str(RUNTIME / "include"),
+                            *paths, "-o", str(exe), "-lm"], capture_output=True, text=True), "gcc")
         done = subprocess.run([str(exe)], input=stdin, capture_output=True, timeout=TIMEOUT)
         assert done.returncode == 0, f"the test program failed ({done.returncode}): " \
                                      f"{done.stderr.decode(errors='replace')[-2000:]}"
@@ -108,8 +108,8 @@ def _run_qemu(paths: list[str], work: Path, board_name: str, defines: dict[str, 
     from ..targets.firmware import COMMON_DIR
 
     board = load_board(board_name)
-    flags = [*board.cflags, *_flags({**tuning.core_defines(board.cpu), **defines}), "-ffunction-sections", "-fdata-sections", "-I", str(RUNTIME / "include"),
-             f"-I{COMMON_DIR}"]
+    flags = [*board.cflags, *_flags({**tuning.core_defines(board.cpu), **defines}), "-ffunction-sections",
+             "-fdata-sections", "-I", str(RUNTIME / "include"), f"-I{COMMON_DIR}"]
     objects = []
     for k, c_file in enumerate(paths):  # the program and the kernels: C99, warnings as errors
         obj = work / f"o{k}.o"

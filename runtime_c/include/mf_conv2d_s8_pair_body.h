@@ -31,7 +31,8 @@
 #define MF_PAIR_WIDE 576     /* a build's mf_config.h sets its largest (lower/fast_gemm.py PAIR_WIDE) */
 #endif
 
-/* Where a pixel's odd int16 pairs and pixel B's words sit among each 4 values' 4 buffer words.
+/* Where a pixel's odd int16 pairs and pixel B's words sit among each 4 values' 4 buffer words
+ * (MF_PAIR_WORD: every reader and writer of the buffer goes through it).
  * The M4 layout [A even, A odd, B even, B odd] keeps each of the loop's loads single (they
  * pipeline at 1 cycle each, LDRD costs 3). A Cortex-M7 build (mf_config.h MF_WIDE_LOADS,
  * lower/tuning.py) lays them out [A even, B even, A odd, B odd]: one LDRD loads both pixels'
@@ -43,6 +44,12 @@
 #define MF_PAIR_ODD 1
 #define MF_PAIR_B 2
 #endif
+/* The buffer word of 4 values' group (0, 1, ...), pixel (0: A, 1: B), half (0: even, 1: odd). */
+#define MF_PAIR_WORD(group, pixel, odd) (4 * (group) + (pixel) * MF_PAIR_B + (odd) * MF_PAIR_ODD)
+#define MF_PAIR_STR_(x) #x
+#define MF_PAIR_STR(x) MF_PAIR_STR_(x)
+/* That word of a chunk in the assembly, behind the chunk's 32-byte post-increment. */
+#define MF_PAIR_AT(group, pixel, odd) "[%[p], #(4 * " MF_PAIR_STR(MF_PAIR_WORD(group, pixel, odd)) " - 32)]"
 
 
 /* The state of mf_pair_blocks's loop (the assembly copies it to its frame by offset: keep the
@@ -60,10 +67,11 @@ typedef struct {
 } mf_pair_ctx;
 
 #if MF_ASM_LOOPS
-/* Two of four values of both pixels (buffer words la, lb: even or odd halves) and the four
- * channels (weight words lw, lr: channels 0-1, 2-3): 4 loads, 4 SXTB16, 8 SMLAD. */
-#define MF_PAIR_HALF(la, lb, lw, lr)                                                            \
-    la "\n\t" lb "\n\t" lw "\n\t"                                                               \
+/* Two of four values of both pixels (lxy: their buffer words, the even or odd halves, into x
+ * and y) and the four channels (weight words lw, lr: channels 0-1, 2-3): 4 loads (3 with an
+ * LDRD), 4 SXTB16, 8 SMLAD. */
+#define MF_PAIR_HALF(lxy, lw, lr)                                                               \
+    lxy "\n\t" lw "\n\t"                                                                          \
     "sxtb16 %[u], %[t], ror #8\n\t"                                                             \
     "sxtb16 %[t], %[t]\n\t"                                                                     \
     "smlad %[a0], %[x], %[t], %[a0]\n\t"                                                        \
@@ -79,31 +87,20 @@ typedef struct {
 /* One chunk of 8 values (64 MACs): the buffer's 32 bytes (4 words per 4 values), the weights'
  * 32 (per 4 values: even channels 0-1, 2-3, odd 0-1, 2-3); both pointers post-incremented by the
  * first loads. */
-#if MF_PAIR_B == 1
-#define MF_PAIR_CHUNK                                                                           \
-    MF_PAIR_HALF("ldrd %[x], %[y], [%[p]], #32", "", "ldr %[t], [%[w]], #32",                   \
-                 "ldr %[t], [%[w], #-28]")                                                      \
-    MF_PAIR_HALF("ldrd %[x], %[y], [%[p], #-24]", "", "ldr %[t], [%[w], #-24]",                 \
-                 "ldr %[t], [%[w], #-20]")                                                      \
-    MF_PAIR_HALF("ldrd %[x], %[y], [%[p], #-16]", "", "ldr %[t], [%[w], #-16]",                 \
-                 "ldr %[t], [%[w], #-12]")                                                      \
-    MF_PAIR_HALF("ldrd %[x], %[y], [%[p], #-8]", "", "ldr %[t], [%[w], #-8]",                   \
-                 "ldr %[t], [%[w], #-4]")
-#define MF_PAIR_LONE_ODD0 "#-24" /* pixel A's odd words after the post-increment */
-#define MF_PAIR_LONE_ODD1 "#-8"
+#if MF_PAIR_B == 1 /* both pixels' words side by side: one LDRD */
+#define MF_PAIR_XY(first, second) "ldrd %[x], %[y], " first
 #else
-#define MF_PAIR_CHUNK                                                                           \
-    MF_PAIR_HALF("ldr %[x], [%[p]], #32", "ldr %[y], [%[p], #-24]", "ldr %[t], [%[w]], #32",    \
-                 "ldr %[t], [%[w], #-28]")                                                      \
-    MF_PAIR_HALF("ldr %[x], [%[p], #-28]", "ldr %[y], [%[p], #-20]", "ldr %[t], [%[w], #-24]",  \
-                 "ldr %[t], [%[w], #-20]")                                                      \
-    MF_PAIR_HALF("ldr %[x], [%[p], #-16]", "ldr %[y], [%[p], #-8]", "ldr %[t], [%[w], #-16]",   \
-                 "ldr %[t], [%[w], #-12]")                                                      \
-    MF_PAIR_HALF("ldr %[x], [%[p], #-12]", "ldr %[y], [%[p], #-4]", "ldr %[t], [%[w], #-8]",    \
-                 "ldr %[t], [%[w], #-4]")
-#define MF_PAIR_LONE_ODD0 "#-28"
-#define MF_PAIR_LONE_ODD1 "#-12"
+#define MF_PAIR_XY(first, second) "ldr %[x], " first "\n\tldr %[y], " second
 #endif
+#define MF_PAIR_CHUNK                                                                           \
+    MF_PAIR_HALF(MF_PAIR_XY("[%[p]], #32", MF_PAIR_AT(0, 1, 0)), "ldr %[t], [%[w]], #32",       \
+                 "ldr %[t], [%[w], #-28]")                                                      \
+    MF_PAIR_HALF(MF_PAIR_XY(MF_PAIR_AT(0, 0, 1), MF_PAIR_AT(0, 1, 1)), "ldr %[t], [%[w], #-24]", \
+                 "ldr %[t], [%[w], #-20]")                                                      \
+    MF_PAIR_HALF(MF_PAIR_XY(MF_PAIR_AT(1, 0, 0), MF_PAIR_AT(1, 1, 0)), "ldr %[t], [%[w], #-16]", \
+                 "ldr %[t], [%[w], #-12]")                                                      \
+    MF_PAIR_HALF(MF_PAIR_XY(MF_PAIR_AT(1, 0, 1), MF_PAIR_AT(1, 1, 1)), "ldr %[t], [%[w], #-8]",  \
+                 "ldr %[t], [%[w], #-4]")
 /* Pixel A alone: 4 values (A's even and odd words y, u) of the four channels (weight words
  * b0-b3): 6 loads, 8 SXTB16, 8 SMLAD. */
 #define MF_PAIR_LONE4(lx, ly, l0, l1, l2, l3)                                                   \
@@ -211,9 +208,9 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
         "bne 10b\n\t"
         "b 50f\n\t"
         "40:\n\t" /* pixel A alone, a chunk a turn; then B's values are A's */
-        MF_PAIR_LONE4("ldr %[y], [%[p]], #32", "ldr %[u], [%[p], " MF_PAIR_LONE_ODD0 "]", "ldr %[b0], [%[w]], #32",
+        MF_PAIR_LONE4("ldr %[y], [%[p]], #32", "ldr %[u], " MF_PAIR_AT(0, 0, 1), "ldr %[b0], [%[w]], #32",
                       "ldr %[b1], [%[w], #-28]", "ldr %[b2], [%[w], #-24]", "ldr %[b3], [%[w], #-20]")
-        MF_PAIR_LONE4("ldr %[y], [%[p], #-16]", "ldr %[u], [%[p], " MF_PAIR_LONE_ODD1 "]", "ldr %[b0], [%[w], #-16]",
+        MF_PAIR_LONE4("ldr %[y], " MF_PAIR_AT(1, 0, 0), "ldr %[u], " MF_PAIR_AT(1, 0, 1), "ldr %[b0], [%[w], #-16]",
                       "ldr %[b1], [%[w], #-12]", "ldr %[b2], [%[w], #-8]", "ldr %[b3], [%[w], #-4]")
         "cmp %[p], %[x]\n\t"
         "bne 40b\n\t"
@@ -245,11 +242,11 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
             for (h = 0; h < 2; h++) { /* even, odd halves: weights [h][channels 0-1, 2-3] */
                 for (j = 0; j < 2; j++) {
                     const uint32_t e = mf_sxtb16(wb[2 * h + j]), o = mf_sxtb16_ror8(wb[2 * h + j]);
-                    acc[0][2 * j] = mf_smlad(x[MF_PAIR_ODD * h], e, acc[0][2 * j]);
-                    acc[0][2 * j + 1] = mf_smlad(x[MF_PAIR_ODD * h], o, acc[0][2 * j + 1]);
+                    acc[0][2 * j] = mf_smlad(x[MF_PAIR_WORD(0, 0, h)], e, acc[0][2 * j]);
+                    acc[0][2 * j + 1] = mf_smlad(x[MF_PAIR_WORD(0, 0, h)], o, acc[0][2 * j + 1]);
                     if (c->delta != 0) { /* (else B is A) */
-                        acc[1][2 * j] = mf_smlad(x[MF_PAIR_B + MF_PAIR_ODD * h], e, acc[1][2 * j]);
-                        acc[1][2 * j + 1] = mf_smlad(x[MF_PAIR_B + MF_PAIR_ODD * h], o, acc[1][2 * j + 1]);
+                        acc[1][2 * j] = mf_smlad(x[MF_PAIR_WORD(0, 1, h)], e, acc[1][2 * j]);
+                        acc[1][2 * j + 1] = mf_smlad(x[MF_PAIR_WORD(0, 1, h)], o, acc[1][2 * j + 1]);
                     }
                 }
             }
@@ -280,14 +277,14 @@ static void mf_pair_widen(const mf_seg *sa, const int8_t *ba, const mf_seg *sb, 
         for (k = 0; k < sa[s].n >> 1; k++, xa += 8, xb += 8, wide += 8) { /* a chunk */
             const uint32_t va = mf_load32(xa), vb = mf_load32(xb);
             const uint32_t ua = mf_load32(xa + 4), ub = mf_load32(xb + 4);
-            wide[0] = mf_sxtb16(va);
-            wide[MF_PAIR_ODD] = mf_sxtb16_ror8(va);
-            wide[MF_PAIR_B] = mf_sxtb16(vb);
-            wide[MF_PAIR_B + MF_PAIR_ODD] = mf_sxtb16_ror8(vb);
-            wide[4] = mf_sxtb16(ua);
-            wide[4 + MF_PAIR_ODD] = mf_sxtb16_ror8(ua);
-            wide[4 + MF_PAIR_B] = mf_sxtb16(ub);
-            wide[4 + MF_PAIR_B + MF_PAIR_ODD] = mf_sxtb16_ror8(ub);
+            wide[MF_PAIR_WORD(0, 0, 0)] = mf_sxtb16(va);
+            wide[MF_PAIR_WORD(0, 0, 1)] = mf_sxtb16_ror8(va);
+            wide[MF_PAIR_WORD(0, 1, 0)] = mf_sxtb16(vb);
+            wide[MF_PAIR_WORD(0, 1, 1)] = mf_sxtb16_ror8(vb);
+            wide[MF_PAIR_WORD(1, 0, 0)] = mf_sxtb16(ua);
+            wide[MF_PAIR_WORD(1, 0, 1)] = mf_sxtb16_ror8(ua);
+            wide[MF_PAIR_WORD(1, 1, 0)] = mf_sxtb16(ub);
+            wide[MF_PAIR_WORD(1, 1, 1)] = mf_sxtb16_ror8(ub);
         }
     }
 }
@@ -330,7 +327,7 @@ static void mf_pair_widen1(const mf_seg *sg, const int8_t *base, int32_t nseg, u
         for (k = 0; k < sg[s].n; k++, x += 4, slot += 4) { /* 4 values (n counts them / 4) */
             const uint32_t v = mf_load32(x);
             slot[0] = mf_sxtb16(v);
-            slot[MF_PAIR_ODD] = mf_sxtb16_ror8(v);
+            slot[MF_PAIR_WORD(0, 0, 1)] = mf_sxtb16_ror8(v);
         }
     }
 }
@@ -403,7 +400,7 @@ MF_INLINE void mf_conv2d_s8_pair_body(const mf_conv2d_s8_gemm_params *p, const m
             mf_pair_widen(sa, ba, both ? sb : sa, both ? bb : ba, na, wide);
         } else {
             mf_pair_widen1(sa, ba, na, wide);
-            mf_pair_widen1(sb, bb, nb, wide + MF_PAIR_B);
+            mf_pair_widen1(sb, bb, nb, wide + MF_PAIR_WORD(0, 1, 0));
         }
         ctx.sta = direct ? output + q * p->out_c : (int8_t *)stage[0];
         ctx.delta = !both ? 0 : direct ? step * p->out_c : (int32_t)sizeof stage[0];
