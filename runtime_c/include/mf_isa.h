@@ -108,6 +108,21 @@ MF_INLINE int32_t mf_ssat8(int32_t x)
     __asm__("ssat %0, #8, %1" : "=r"(r) : "r"(x));
     return r;
 }
+
+/* acc's int16 lanes plus the sign-extended bytes 0 and 2 (1 and 3 with ror8) of x */
+MF_INLINE uint32_t mf_sxtab16(uint32_t acc, uint32_t x)
+{
+    uint32_t r;
+    __asm__("sxtab16 %0, %1, %2" : "=r"(r) : "r"(acc), "r"(x));
+    return r;
+}
+
+MF_INLINE uint32_t mf_sxtab16_ror8(uint32_t acc, uint32_t x)
+{
+    uint32_t r;
+    __asm__("sxtab16 %0, %1, %2, ror #8" : "=r"(r) : "r"(acc), "r"(x));
+    return r;
+}
 #else
 MF_INLINE int32_t mf_lo16(uint32_t x) { return (int32_t)(int16_t)(uint16_t)(x & 0xFFFFu); }
 MF_INLINE int32_t mf_hi16(uint32_t x) { return (int32_t)(int16_t)(uint16_t)(x >> 16); }
@@ -150,6 +165,17 @@ MF_INLINE int32_t mf_smmlar(int32_t a, int32_t b, int32_t acc)
 MF_INLINE int32_t mf_ssat8(int32_t x)
 {
     return MF_CLAMP(x, -128, 127);
+}
+
+MF_INLINE uint32_t mf_sxtab16(uint32_t acc, uint32_t x)
+{
+    const uint32_t e = mf_sxtb16(x);
+    return mf_pack16(mf_lo16(acc) + mf_lo16(e), mf_hi16(acc) + mf_hi16(e)); /* lanes wrap as SXTAB16's */
+}
+
+MF_INLINE uint32_t mf_sxtab16_ror8(uint32_t acc, uint32_t x)
+{
+    return mf_sxtab16(acc, x >> 8);
 }
 #endif
 

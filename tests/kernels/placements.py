@@ -107,24 +107,27 @@ def _placed(call: Call, data: list[np.ndarray], want: np.ndarray, sizes: list[in
                     base + shift, want)
 
 
+# say(text): a test program's output, by semihosting under QEMU (no libc I/O there), else stdout
+SAY = ["#if defined(__arm__)",
+       "static void say(const char *s)",
+       "{",
+       '    register unsigned r0 __asm__("r0") = 0x04u;',
+       '    register const char *r1 __asm__("r1") = s;',
+       '    __asm__ volatile("bkpt 0xAB" : "+r"(r0) : "r"(r1) : "memory");',
+       "}",
+       "void mf_on_fault(void);",
+       'void mf_on_fault(void) { say("fault\\n"); for (;;) { } }',
+       "#else",
+       "#include <stdio.h>",
+       "static void say(const char *s) { fputs(s, stdout); }",
+       "#endif", ""]
+
+
 def program(runs: list[Scenario]) -> str:
     """A C file: for each scenario, copy its inputs into the arena, run the kernel, and report
     how many output bytes differ from TFLM's and the first of them."""
     size = max(s.arena for s in runs)
-    lines = ['#include <string.h>', '#include "mf_kernels.h"', "",
-             "#if defined(__arm__)",
-             "static void say(const char *s)",
-             "{",
-             '    register unsigned r0 __asm__("r0") = 0x04u;',
-             '    register const char *r1 __asm__("r1") = s;',
-             '    __asm__ volatile("bkpt 0xAB" : "+r"(r0) : "r"(r1) : "memory");',
-             "}",
-             "void mf_on_fault(void);",
-             'void mf_on_fault(void) { say("fault\\n"); for (;;) { } }',
-             "#else",
-             "#include <stdio.h>",
-             "static void say(const char *s) { fputs(s, stdout); }",
-             "#endif", "",
+    lines = ['#include <string.h>', '#include "mf_kernels.h"', "", *SAY,
              "static int put(char *line, int n, int value)",
              "{",
              "    char d[12];",
