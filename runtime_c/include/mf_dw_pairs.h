@@ -125,30 +125,34 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
         "sub %[x], %[x], %[g4]\n\t"
         "str %[x], [sp, #124]\n\t"
         "ldr %[w], [sp, #108]\n\t"
-        "20:\n\t" /* group: its block of weights starts with the biases (shifted) */
-        "ldrd %[a0], %[a1], [%[w]]\n\t"
-        "ldrd %[a2], %[a3], [%[w], #8]\n\t"
-        "mov %[a4], %[a0]\n\t"
-        "mov %[a5], %[a1]\n\t"
-        "mov %[a6], %[a2]\n\t"
-        "mov %[a7], %[a3]\n\t"
+        "20:\n\t" /* group: its block of weights starts with the biases (shifted); eight single
+                     * loads back to back (1 cycle each behind the first, the first tap's offset
+                     * load too) beat two LDRDs and four moves */
+        "ldr %[a0], [%[w]]\n\t"
+        "ldr %[a1], [%[w], #4]\n\t"
+        "ldr %[a2], [%[w], #8]\n\t"
+        "ldr %[a3], [%[w], #12]\n\t"
+        "ldr %[a4], [%[w]]\n\t"
+        "ldr %[a5], [%[w], #4]\n\t"
+        "ldr %[a6], [%[w], #8]\n\t"
+        "ldr %[a7], [%[w], #12]\n\t"
         MF_DWQ_TAP(0) MF_DWQ_TAP(1) MF_DWQ_TAP(2) MF_DWQ_TAP(3) MF_DWQ_TAP(4) MF_DWQ_TAP(5)
         MF_DWQ_TAP(6) MF_DWQ_TAP(7) MF_DWQ_TAP(8)
         "add %[w], %[w], #(16 + 8 * 9)\n\t"
-        "str %[w], [sp, #132]\n\t"
         "ldr %[x], [sp, #76]\n\t"
+        "str %[w], [sp, #132]\n\t" /* behind a load: 1 cycle */
         MF_DWQ_RQ(0, a0, a4) MF_DWQ_RQ(1, a1, a5) MF_DWQ_RQ(2, a2, a6) MF_DWQ_RQ(3, a3, a7)
         MF_DWQ_PACK(a0, a1, a2, a3) MF_DWQ_PACK(a4, a5, a6, a7)
+        "adds %[x], %[x], #64\n\t"
         "ldr %[r], [sp, #80]\n\t" /* the outputs' addresses less the group offset */
         "str %[a0], [%[r], %[g4]]\n\t"
         "ldr %[r], [sp, #124]\n\t"
         "str %[a4], [%[r], %[g4]]\n\t"
-        "adds %[x], %[x], #64\n\t"
+        "ldr %[w], [sp, #132]\n\t" /* loads paired so that the second and the store pipeline */
+        "ldr %[r], [sp, #88]\n\t"
         "str %[x], [sp, #76]\n\t"
-        "ldr %[w], [sp, #132]\n\t"
         "adds %[g4], %[g4], #4\n\t"
-        "ldr %[x], [sp, #88]\n\t"
-        "cmp %[g4], %[x]\n\t"
+        "cmp %[g4], %[r]\n\t"
         "bne 20b\n\t"
         /* the pair's end: B's words out (if held), then the next pair of the run, or out */
         "ldr %[r], [sp, #128]\n\t"
