@@ -168,9 +168,12 @@ MF_HELPER void mf_dw_pixels(const intptr_t *tap, int32_t taps, const int8_t *bas
         "add %[x], %[x], %[g4]\n\t"
         "str %[x], [sp, #16]\n\t"
         "20:\n\t" /* group: s is its table block, g4 its channels' offset */
-        "ldrd %[a0], %[a1], [%[w]], #8\n\t" /* the biases (shifted) before the taps */
-        "ldrd %[a2], %[a3], [%[w]], #8\n\t"
-        "ldrd %[tp], %[n], [sp, #0]\n\t"
+        "ldr %[tp], [sp, #0]\n\t"
+        "ldr %[n], [sp, #4]\n\t"
+        "ldr %[a0], [%[w]], #4\n\t" /* the biases (shifted) before the taps: single loads */
+        "ldr %[a1], [%[w]], #4\n\t" /* back to back, the first tap's too, 1 cycle each */
+        "ldr %[a2], [%[w]], #4\n\t"
+        "ldr %[a3], [%[w]], #4\n\t"
         "cmp %[n], #9\n\t"
         "bne 22f\n\t"
         MF_DWP_TAP MF_DWP_TAP MF_DWP_TAP MF_DWP_TAP MF_DWP_TAP MF_DWP_TAP MF_DWP_TAP MF_DWP_TAP
