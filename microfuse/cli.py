@@ -433,6 +433,12 @@ def _run_command(args: argparse.Namespace) -> int:
         print(f"microfuse: error: the Python package '{missing}' microfuse needs is not installed: "
               f"pip install {missing}", file=sys.stderr)
     except Exception as e:  # noqa: BLE001 - a bug (MemoryError, RecursionError too): say so, keep the trace
+        import signal
+
+        from .signals import Terminated, received
+
+        if received:  # a Ctrl-C that C code turned into this error (an ImportError mid-import)
+            raise (KeyboardInterrupt() if received[0] == signal.SIGINT else Terminated(received[0])) from e
         return _internal_error(e)
     return EXIT_ERROR
 

@@ -24,7 +24,13 @@ class Terminated(BaseException):
 _CAUGHT = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
+# The signals _on_signal took: C code (numpy's extension import) may swallow the exception it
+# raised and fail with another one, which the CLI must still report as the interruption.
+received: list[int] = []
+
+
 def _on_signal(signum: int, frame) -> None:
+    received.append(signum)
     # One signal unwinds; more (an impatient Ctrl-C) must not break the cleanup it runs.
     for s in _CAUGHT:
         signal.signal(s, signal.SIG_IGN)
@@ -39,6 +45,7 @@ def handled() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    received.clear()
     # A signal the parent set to be ignored (nohup, `cmd &` in a script) stays ignored.
     previous = {s: signal.signal(s, _on_signal) for s in _CAUGHT if signal.getsignal(s) is not signal.SIG_IGN}
     try:
