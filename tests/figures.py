@@ -26,9 +26,9 @@ INSTRUCTIONS = {"qemu-mps2-an386": {KWS: 4_617_240, VWW: 12_883_560, IC: 16_087_
                 "qemu-mps2-an500": {KWS: 4_517_080, VWW: 12_525_120, IC: 15_348_520, AD: 362_960}}
 # the boards' firmware with tests/data/fake_lib: .text bytes (QEMU boards: with the idle watchdog), and
 # the fake invoke's count
-FAKE_TEXT = {"qemu-mps2-an385": 3_020, "qemu-mps2-an386": 3_244, "qemu-mps2-an500": 3_244,
-             "qemu-mps3-an547": 3_144, "qemu-microbit": 2_064, "stm32f746g-disco": 3_308,
-             "nucleo-l4r5zi": 3_308, "nrf52840dk": 3_244, "rpi-pico": 2_008}  # + stack painting
+FAKE_TEXT = {"qemu-mps2-an385": 1_948, "qemu-mps2-an386": 2_048, "qemu-mps2-an500": 2_052,
+             "qemu-mps3-an547": 2_076, "qemu-microbit": 1_976, "stm32f746g-disco": 2_100,
+             "nucleo-l4r5zi": 2_116, "nrf52840dk": 2_036, "rpi-pico": 1_916}  # + stack painting
 FAKE_COUNT = {"qemu-mps2-an385": 80, "qemu-mps2-an386": 80, "qemu-mps2-an500": 80, "qemu-mps3-an547": 31,
               "qemu-microbit": 250}
 
