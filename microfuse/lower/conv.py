@@ -11,13 +11,13 @@ from .call import Call, ConstArray
 from .common import conv_window, depth_multiplier, float_act, float_bias, requant_params
 from .epilogue import epilogue_params, operands, variant
 from . import mve
-from . import fast_gemm  # noqa: F401  (declares mf_conv2d_s8_pair)
+from . import fast_gemm  # noqa: F401  (declares mf_conv2d_s8_pair, mf_conv2d_s8_narrow)
 from .kernels import KernelSpec, make, origin, spec, variants
 from .registry import lowering
 
 # Kernels an op may lower to, first that fits wins: specialised (fast) kernels first, the
 # generic reference kernel last (it fits every op the constraints let through).
-CONV_S8 = ("mf_conv2d_s8_pair", "mf_conv2d_s8_gemm", "mf_conv2d_s8_gemm_strided", "mf_conv2d_s8")
+CONV_S8 = ("mf_conv2d_s8_narrow", "mf_conv2d_s8_pair", "mf_conv2d_s8_gemm", "mf_conv2d_s8_gemm_strided", "mf_conv2d_s8")
 CONV_F32 = ("mf_conv2d_f32",)
 DWCONV_S8 = ("mf_dwconv2d_s8_dsp", "mf_dwconv2d_s8_dsp_strided", "mf_dwconv2d_s8")
 DWCONV_F32 = ("mf_dwconv2d_f32",)

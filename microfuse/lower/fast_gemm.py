@@ -1,4 +1,5 @@
-"""mf_conv2d_s8_pair: CONV_2D int8 two output pixels at a time (mf_conv2d_s8_pair_body.h).
+"""mf_conv2d_s8_pair: CONV_2D int8 two output pixels at a time (mf_conv2d_s8_pair_body.h); and
+mf_conv2d_s8_narrow, its block loop on the gathered windows of a conv on 1..4 input channels.
 
 It shares mf_conv2d_s8_gemm's params and channel table (lower/fast.py) but has its own weight
 layout (pair_weights: per 4 window values, two words per half, each two channels' bytes), and
@@ -82,3 +83,61 @@ declare({}, KernelSpec("mf_conv2d_s8_pair", "mf_conv2d_s8_gemm_params", _FILE,
                      base="mf_conv2d_s8_pair", variant=v, reversible=True, mac_cost=MAC_COST,
                      access=WINDOW, sizes=pair_sizes)
           for v in ("add", "lut", "mul", "rsub", "sub")))
+
+
+# -- mf_conv2d_s8_narrow: few input channels ------------------------------------------------------
+
+NARROW_IN_C = 4  # in_c bound: more channels have runs of 4 or 8 values for the gemm or pair kernel
+# Strided only: IC's stride-1 first conv taken off mf_conv2d_s8_gemm shifts the balanced residual
+# fusion's flash trade-off (its ADD fuses into the other conv), and the cascade's rings grow by 1 KB
+NARROW_MIN_STRIDE = 2
+NARROW_BAND = 1024  # mf_conv2d_s8_narrow.c MF_NARROW_BAND's bound (VWW's 96-pixel RGB rows: 873)
+
+
+def narrow_depth(op: Op) -> int:
+    """The gathered window's values rounded up to whole 8-value chunks (mf_pair_blocks' step)."""
+    _, kh, kw, ic = op.inputs[1].shape
+    return -(kh * kw * ic) // 8 * -8
+
+
+def narrow_band(op: Op) -> int:
+    """Bytes of an output row's padded input rows (mf_narrow_band): k_h rows of the columns the
+    row's windows span."""
+    _, kh, kw, ic = op.inputs[1].shape
+    return kh * ((op.outputs[0].shape[2] - 1) * op.attrs.stride_w + kw) * ic
+
+
+def narrow_fits(op: Op, level: str) -> bool:
+    """A conv on 1..4 input channels, strided, horizontal dilation 1, whose window and band fit the
+    buffers, with more than one pixel, no fused epilogue (the kernel finishes with a clamp
+    only), and mf_conv2d_s8_gemm's table (which it shares)."""
+    _, kh, _, ic = op.inputs[1].shape
+    pixels = int(np.prod(op.outputs[0].shape[:-1]))
+    if ic > NARROW_IN_C or op.fused or pixels < 2 or kh > fast.ROWS_MAX or op.attrs.dilation_w != 1 \
+            or op.attrs.stride_w < NARROW_MIN_STRIDE \
+            or narrow_depth(op) > fast.GATHER_MAX or narrow_band(op) > NARROW_BAND \
+            or not fast.conv_gemm_fits(op, level):
+        return False
+    return op.outputs[0].shape[-1] <= PAIR_OUT_MAX or unstaged(op)
+
+
+def narrow_prepare(op: Op, ref: dict) -> dict:
+    """mf_conv2d_s8_gemm's params with the window padded to narrow_depth, weights in the pair layout."""
+    taps = fast.conv_taps(op)
+    depth = narrow_depth(op)
+    padded = np.pad(taps, ((0, 0), (0, depth - taps.shape[1])))
+    params = fast.conv_gemm_prepare(op, ref)
+    return {**params, "depth": depth, "zrow": "NULL", "weights": ConstArray("weights", pair_weights(padded))}
+
+
+def narrow_sizes(params: dict) -> dict[str, int]:
+    """The build's MF_NARROW_DEPTH and MF_NARROW_BAND: its largest window and band size the stack
+    buffers."""
+    band = params["k_h"] * ((params["out_w"] - 1) * params["stride_w"] + params["k_w"]) * params["in_c"]
+    return {"MF_NARROW_DEPTH": params["depth"], "MF_NARROW_BAND": -band // 4 * -4}
+
+
+NARROW_MAC_COST = 1.3  # instructions per MAC measured: KWS's first conv (1 -> 64 channels, 10x4)
+declare({}, KernelSpec("mf_conv2d_s8_narrow", "mf_conv2d_s8_gemm_params", "mf_conv2d_s8_narrow.c",
+                       fits=fast.dense(narrow_fits), prepare=narrow_prepare, reversible=True,
+                       mac_cost=NARROW_MAC_COST, access=WINDOW, sizes=narrow_sizes))

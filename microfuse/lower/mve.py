@@ -29,7 +29,7 @@ GEMM_KERNELS = ("mf_conv2d_s8_gemm", "mf_conv2d_s8_gemm_strided")
 DW_KERNELS = ("mf_dwconv2d_s8_dsp", "mf_dwconv2d_s8_dsp_strided")
 # DSP-assembly kernels that a Helium build runs through the portable GEMM loop, without the
 # 16-lane layout: on a Helium core the lowering skips them for the next kernel of its table
-DSP_ONLY = ("mf_conv2d_s8_pair",)
+DSP_ONLY = ("mf_conv2d_s8_pair", "mf_conv2d_s8_narrow")
 PAIR_ORDER = np.array([0, 2, 4, 6, 1, 3, 5, 7])  # a pair of groups' channels: even, then odd
 
 

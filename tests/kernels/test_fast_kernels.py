@@ -28,7 +28,8 @@ from tests.kernels.cases import (act_quant, geometry, int8_weights, int32_bias, 
 
 SEED = 11
 FAST = ("mf_conv2d_s8_gemm", "mf_dwconv2d_s8_dsp", "mf_fc_s8_dsp")
-ANY_FAST = (*FAST, "mf_conv2d_s8_pair")  # the two-pixel conv: tests/kernels/test_conv_pair.py
+# the two-pixel convs: tests/kernels/test_conv_pair.py, test_conv_narrow.py
+ANY_FAST = (*FAST, "mf_conv2d_s8_pair", "mf_conv2d_s8_narrow")
 EPILOGUES = ("", "lut", "add", "sub", "rsub", "mul", "lut_add", "add_lut")  # the last two: tables
 
 

@@ -1,0 +1,113 @@
+"""mf_conv2d_s8_narrow (convs on 1..4 input channels through the pair kernel's block loop,
+runtime_c/src/mf_conv2d_s8_narrow.c) vs TFLite Micro: strided windows up to 10x4 (KWS's first
+layer) and 3x3 on RGB (VWW's), SAME and VALID padding, odd pixel counts (a lone last pixel), pixel
+pairs across output rows, odd output channels, clamping activations, more channels than the stage
+holds; the portable C path on the host (sanitizers on) and the assembly under QEMU mps2-an386 and
+mps2-an500 (its buffer layout), each call also with its output over its input at the planner's
+tightest shifts, both directions."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from microfuse.ir import DType, Graph, Tensor
+from microfuse.lower import fast_gemm
+from microfuse.ops.attrs import ConvAttrs
+from microfuse.testing import inputs
+from microfuse.testing.modelgen import merge
+from microfuse.testing.stages import lowered
+from tests.harness import always_fuse, case_count, on_qemu, reference  # noqa: F401 (a fixture)
+from tests.kernels import placements
+from tests.kernels.cases import ACTIVATIONS, act_quant, int8_weights, int32_bias, out_quant, single_op, weight_quant
+
+SEED = 31
+KERNEL = "mf_conv2d_s8_narrow"
+
+
+def narrow_graph(rng, i: int) -> Graph:
+    """A conv on 1..4 input channels, strided horizontally (every sixth case not: the gemm kernel's),
+    a window from 1x2 to 10x4, odd sizes and out_c; every eighth case more channels than the
+    stage holds, without clamp."""
+    ic = 1 + i % 4
+    kh, kw = (10, 4) if i % 5 == 0 else (int(rng.integers(1, 4)), int(rng.integers(2, 4)))
+    sh, sw = int(rng.integers(1, 3)), 1 if i % 6 == 5 else 2
+    padding = "VALID" if rng.random() < 0.3 else "SAME"
+    h, w = int(rng.integers(kh if padding == "VALID" else 2, kh + 6)), int(rng.integers(kw, 12))
+    oc = int(rng.choice([1, 3, 4, 8, 13, 16, 64]))
+    act = str(rng.choice(ACTIVATIONS))
+    if i % 8 == 0:
+        oc, act = fast_gemm.PAIR_OUT_MAX + 8, "NONE"
+    attrs = ConvAttrs(padding, sw, sh, act, 1, 1)
+    xq, wq = act_quant(rng), weight_quant(rng, oc, 0, rng.random() < 0.7)
+    wshape = (oc, kh, kw, ic)
+    x = Tensor("input", (int(rng.choice([1, 1, 2])), h, w, ic), DType.INT8, xq)
+    wt = Tensor("weights", wshape, DType.INT8, wq, int8_weights(rng, wshape))
+    b = int32_bias(rng, oc, xq, wq) if rng.random() < 0.8 else None
+    y = Tensor("output", (), DType.INT8, out_quant(rng, xq, wq, kh * kw * ic))
+    return single_op("CONV_2D", [x, wt, b], y, attrs)
+
+
+def prepared(count_local: int, count_ci: int = 24):
+    rng = np.random.default_rng(SEED)
+    n = case_count(count_local, count_ci)
+    graph = merge([narrow_graph(rng, i) for i in range(n)], "narrow")
+    feed = inputs.sample(graph.inputs, np.random.default_rng(SEED + 1))
+    data = {t.name: x for t, x in zip(graph.inputs, feed)}
+    (tflm,) = reference(graph, [feed])
+    want = {t.name: np.asarray(o).astype(np.int8) for t, o in zip(graph.outputs, tflm)}
+    calls = lowered(graph)
+    runs = []
+    for call in calls:
+        if call.kernel == KERNEL:
+            label = f"{call.kernel} {call.sources[0].name}"
+            runs += placements.scenarios(call, [data[t.name] for t in call.inputs],
+                                         want[call.outputs[0].name], label)
+    return calls, runs
+
+
+def test_narrow_conv_matches_tflm_on_host_in_overlapping_arenas(tmp_path, always_fuse):
+    calls, runs = prepared(16)
+    strided = [c for c in calls if c.params.get("stride_w", 0) >= fast_gemm.NARROW_MIN_STRIDE]
+    assert sum(c.kernel == KERNEL for c in strided) >= 0.8 * len(strided), {c.kernel for c in calls}
+    assert {c.params["in_c"] for c in calls if c.kernel == KERNEL} == {1, 2, 3, 4}
+    assert any(r.call.params.get(r.call.reverse_key or "", 0) == 1 for r in runs)
+    assert any(c.kernel == KERNEL and c.params["out_c"] > fast_gemm.PAIR_OUT_MAX for c in calls)
+    failures = placements.run(runs, tmp_path)
+    assert not failures, "\n".join(failures)
+
+
+def test_narrow_conv_matches_tflm_on_host_in_the_m7_buffer_layout(tmp_path, always_fuse):
+    """MF_WIDE_LOADS (a Cortex-M7 build's mf_config.h): both pixels' words side by side, C loop."""
+    calls, runs = prepared(8)
+    failures = placements.run(runs, tmp_path, defines={"MF_WIDE_LOADS": 1})
+    assert not failures, "\n".join(failures)
+
+
+@on_qemu
+def test_narrow_conv_matches_tflm_under_qemu_m4_in_overlapping_arenas(tmp_path, always_fuse):
+    """The assembly loop (mf_pair_blocks) on Cortex-M4F."""
+    calls, runs = prepared(8)
+    assert any(c.kernel == KERNEL for c in calls)
+    failures = placements.run(runs, tmp_path, "qemu-mps2-an386")
+    assert not failures, "\n".join(failures)
+
+
+@on_qemu
+def test_narrow_conv_matches_tflm_under_qemu_m7_in_its_buffer_layout(tmp_path, always_fuse):
+    calls, runs = prepared(8)
+    failures = placements.run(runs, tmp_path, "qemu-mps2-an500")
+    assert not failures, "\n".join(failures)
+
+
+def test_narrow_fits_few_channels_strided_and_helium_keeps_the_gemm_kernel():
+    """in_c 1..4 and a stride; more channels go to the pair / gemm kernels; a Helium core skips it."""
+    from microfuse.lower import mve
+
+    rng = np.random.default_rng(SEED)
+    op = narrow_graph(rng, 1).ops[0]
+    assert fast_gemm.narrow_fits(op, "balanced") and not fast_gemm.narrow_fits(op, "size")
+    assert KERNEL not in mve.kernels_for(("mf_conv2d_s8_narrow", "mf_conv2d_s8_gemm"), "cortex-m55")
+    _, kh, kw, _ = op.inputs[1].shape
+    wshape = (4, kh, kw, 8)
+    op.inputs[1] = Tensor("weights", wshape, DType.INT8, op.inputs[1].quant, int8_weights(rng, wshape))
+    assert not fast_gemm.narrow_fits(op, "balanced")
