@@ -95,9 +95,11 @@ NARROW_BAND = 1024  # mf_conv2d_s8_narrow.c MF_NARROW_BAND's bound (VWW's 96-pix
 
 
 def narrow_depth(op: Op) -> int:
-    """The gathered window's values rounded up to whole 8-value chunks (mf_pair_blocks' step)."""
+    """The widened window's values: each window row's k_w * in_c rounded up to whole words
+    (mf_narrow_widen), the rows rounded up to whole 8-value chunks (mf_pair_blocks' step)."""
     _, kh, kw, ic = op.inputs[1].shape
-    return -(kh * kw * ic) // 8 * -8
+    row = -(-kw * ic // 4) * 4
+    return -(-kh * row // 8) * 8
 
 
 def narrow_band(op: Op) -> int:
@@ -122,10 +124,13 @@ def narrow_fits(op: Op, level: str) -> bool:
 
 
 def narrow_prepare(op: Op, ref: dict) -> dict:
-    """mf_conv2d_s8_gemm's params with the window padded to narrow_depth, weights in the pair layout."""
-    taps = fast.conv_taps(op)
+    """mf_conv2d_s8_gemm's params with the window laid out as mf_narrow_widen fills the buffer
+    (zero weights for the values past each row and after the rows), in the pair layout."""
+    w = np.asarray(op.inputs[1].data, np.int8)
+    oc, kh, kw, ic = w.shape
+    rows = fast.pad_to(w.reshape(oc, kh, kw * ic), 2, 4).reshape(oc, -1)
     depth = narrow_depth(op)
-    padded = np.pad(taps, ((0, 0), (0, depth - taps.shape[1])))
+    padded = np.pad(rows, ((0, 0), (0, depth - rows.shape[1])))
     params = fast.conv_gemm_prepare(op, ref)
     return {**params, "depth": depth, "zrow": "NULL", "weights": ConstArray("weights", pair_weights(padded))}
 

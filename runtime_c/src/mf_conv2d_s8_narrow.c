@@ -21,6 +21,7 @@
 #ifndef MF_NARROW_BAND /* bytes of an output row's padded input rows (the same, its largest) */
 #define MF_NARROW_BAND 1024
 #endif
+#define MF_NARROW_ROOM (MF_NARROW_BAND + 4) /* a band and what its last window row reads past it */
 
 /* The k_h input rows of output row r (over batches and rows) padded into band: each bw pixels,
  * input columns -pad_w .. bw - pad_w - 1, the input zero point outside the image. Built once per
@@ -47,7 +48,7 @@ static void mf_narrow_band(const mf_conv2d_s8_gemm_params *p, const int8_t *inpu
 /* The band of output row r: the buffer (of two) that holds it, else rebuilt in the one that
  * `keep` (the pair's other pixel's band) is not. */
 static const int8_t *mf_narrow_rows(const mf_conv2d_s8_gemm_params *p, const int8_t *input, int32_t r,
-                                    int32_t bw, int8_t (*bands)[MF_NARROW_BAND], int32_t *tags,
+                                    int32_t bw, int8_t (*bands)[MF_NARROW_ROOM], int32_t *tags,
                                     const int8_t *keep)
 {
     const int j = tags[0] == r ? 0 : tags[1] == r ? 1 : bands[0] == keep ? 1 : 0;
@@ -58,30 +59,23 @@ static const int8_t *mf_narrow_rows(const mf_conv2d_s8_gemm_params *p, const int
     return bands[j];
 }
 
-/* The window of the pixel in column ox of a band gathered into buf: k_h runs of k_w * in_c
- * values (the values after it, up to the depth, are left as they are: zeros). */
-static void mf_narrow_gather(const mf_conv2d_s8_gemm_params *p, const int8_t *band, int32_t ox, int32_t bw,
-                             int8_t *buf)
+/* Both pixels' windows (xa, xb: their first taps in their bands, rows `width` bytes apart)
+ * sign-extended into the pair buffer: per window row its k_w * in_c values rounded up to whole
+ * words (the values read past the window meet zero weights), per 4 values A's and B's even and
+ * odd int16 pairs (MF_PAIR_WORD). */
+static void mf_narrow_widen(const mf_conv2d_s8_gemm_params *p, const int8_t *xa, const int8_t *xb,
+                            int32_t width, uint32_t *wide)
 {
-    const int32_t c = p->in_c, run = p->k_w * c;
-    const int8_t *x = band + ox * p->stride_w * c;
-    int32_t ky;
-    for (ky = 0; ky < p->k_h; ky++, x += bw * c) {
-        buf = mf_gemm_copy(buf, x, run, 0);
-    }
-}
-
-/* Both gathered windows (ga, gb) sign-extended into the pair buffer: per 4 values A's and B's
- * even and odd int16 pairs (MF_PAIR_WORD). */
-static void mf_narrow_widen(const int8_t *ga, const int8_t *gb, int32_t depth, uint32_t *wide)
-{
-    int32_t k;
-    for (k = 0; k < depth; k += 4, wide += 4) {
-        const uint32_t va = mf_load32(ga + k), vb = mf_load32(gb + k);
-        wide[MF_PAIR_WORD(0, 0, 0)] = mf_sxtb16(va);
-        wide[MF_PAIR_WORD(0, 0, 1)] = mf_sxtb16_ror8(va);
-        wide[MF_PAIR_WORD(0, 1, 0)] = mf_sxtb16(vb);
-        wide[MF_PAIR_WORD(0, 1, 1)] = mf_sxtb16_ror8(vb);
+    const int32_t run = (p->k_w * p->in_c + 3) & ~3;
+    int32_t ky, g;
+    for (ky = 0; ky < p->k_h; ky++, xa += width, xb += width) {
+        for (g = 0; g < run; g += 4, wide += 4) {
+            const uint32_t va = mf_load32(xa + g), vb = mf_load32(xb + g);
+            wide[MF_PAIR_WORD(0, 0, 0)] = mf_sxtb16(va);
+            wide[MF_PAIR_WORD(0, 0, 1)] = mf_sxtb16_ror8(va);
+            wide[MF_PAIR_WORD(0, 1, 0)] = mf_sxtb16(vb);
+            wide[MF_PAIR_WORD(0, 1, 1)] = mf_sxtb16_ror8(vb);
+        }
     }
 }
 
@@ -97,20 +91,22 @@ static void mf_narrow_store(const int8_t *stage, const mf_conv2d_s8_gemm_params 
 
 void mf_conv2d_s8_narrow(const mf_conv2d_s8_gemm_params *p, const int8_t *input, int8_t *output)
 {
-    const int32_t total = p->batches * p->out_h * p->out_w, out_c = p->out_c;
+    const int32_t total = p->batches * p->out_h * p->out_w, out_c = p->out_c, c = p->in_c;
     const int32_t step = p->reverse ? -1 : 1;
-    const int32_t window = p->k_h * p->k_w * p->in_c;
+    const int32_t bw = (p->out_w - 1) * p->stride_w + p->k_w, width = bw * c; /* a band row */
+    const int32_t filled = p->k_h * ((p->k_w * c + 3) & ~3); /* the buffer's values widened */
     /* No clamp, whole blocks: the blocks store straight into the output; else through the stage */
     const int direct = !p->clamp && out_c % 4 == 0;
-    uint32_t gathered[2][MF_NARROW_DEPTH / 4], wide[MF_NARROW_DEPTH];
-    uint32_t stage[2][MF_PAIR_OUT_MAX / 4];
-    const int32_t bw = (p->out_w - 1) * p->stride_w + p->k_w; /* a band's pixels */
-    int8_t bands[2][MF_NARROW_BAND];
+    uint32_t wide[MF_NARROW_DEPTH], stage[2][MF_PAIR_OUT_MAX / 4];
+    int8_t bands[2][MF_NARROW_ROOM];
     int32_t tags[2] = {-1, -1};
     mf_pair_ctx ctx;
     int32_t k = 0, j;
-    for (j = 0; j < 2; j++) { /* the zeros after the window */
-        mf_gemm_copy((int8_t *)gathered[j] + window, NULL, p->depth - window, 0);
+    for (j = 0; j < 2; j++) { /* what the last window row reads past its band: zeros */
+        mf_gemm_copy(bands[j] + p->k_h * width, NULL, MF_NARROW_ROOM - MF_NARROW_BAND, 0);
+    }
+    for (j = filled; j < p->depth; j++) { /* the values after the window: zeros */
+        wide[j] = 0;
     }
     ctx.wide = wide;
     ctx.end = wide + p->depth;
@@ -119,17 +115,16 @@ void mf_conv2d_s8_narrow(const mf_conv2d_s8_gemm_params *p, const int8_t *input,
     ctx.w = (const uint32_t *)(const void *)p->weights;
     ctx.qb = p->quant;
     while (k < total) {
-        /* pixel q first, then its partner q + step (in the run's order); a lone last one reads
-         * its own window twice, B unused */
-        const int32_t q = p->reverse ? total - 1 - k : k;
+        /* pixel q first, then its partner q + step (in the run's order); a lone last one is
+         * widened twice, B unused */
+        const int32_t q = p->reverse ? total - 1 - k : k, r = q + step;
         const int both = k + 1 < total;
-        const int8_t *band = mf_narrow_rows(p, input, q / p->out_w, bw, bands, tags, NULL);
-        mf_narrow_gather(p, band, q % p->out_w, bw, (int8_t *)gathered[0]);
+        const int8_t *ba = mf_narrow_rows(p, input, q / p->out_w, bw, bands, tags, NULL);
+        const int8_t *xa = ba + q % p->out_w * p->stride_w * c, *xb = xa;
         if (both) {
-            band = mf_narrow_rows(p, input, (q + step) / p->out_w, bw, bands, tags, band);
-            mf_narrow_gather(p, band, (q + step) % p->out_w, bw, (int8_t *)gathered[1]);
+            xb = mf_narrow_rows(p, input, r / p->out_w, bw, bands, tags, ba) + r % p->out_w * p->stride_w * c;
         }
-        mf_narrow_widen((const int8_t *)gathered[0], (const int8_t *)gathered[both], p->depth, wide);
+        mf_narrow_widen(p, xa, xb, width, wide);
         ctx.sta = direct ? output + q * out_c : (int8_t *)stage[0];
         ctx.delta = !both ? 0 : direct ? step * out_c : (int32_t)sizeof stage[0];
         mf_pair_blocks(&ctx);
