@@ -94,12 +94,24 @@ NARROW_MIN_STRIDE = 2
 NARROW_BAND = 1024  # mf_conv2d_s8_narrow.c MF_NARROW_BAND's bound (VWW's 96-pixel RGB rows: 873)
 
 
+def narrow_order(w: np.ndarray) -> np.ndarray:
+    """OHWI int8 weights -> [channels, values] in mf_narrow_widen's order: each window row's whole
+    words of its k_w * in_c values, then the rows' last run % 4 values together, zero-padded to
+    whole words."""
+    oc, kh, kw, ic = w.shape
+    rows = w.reshape(oc, kh, kw * ic)
+    whole = kw * ic // 4 * 4
+    return fast.pad_to(np.concatenate([rows[:, :, :whole].reshape(oc, -1), rows[:, :, whole:].reshape(oc, -1)],
+                                      axis=1), 1, 4)
+
+
 def narrow_depth(op: Op) -> int:
-    """The widened window's values: each window row's k_w * in_c rounded up to whole words
-    (mf_narrow_widen), the rows rounded up to whole 8-value chunks (mf_pair_blocks' step)."""
+    """The widened window's values (narrow_order) rounded up to whole 8-value chunks
+    (mf_pair_blocks' step)."""
     _, kh, kw, ic = op.inputs[1].shape
-    row = -(-kw * ic // 4) * 4
-    return -(-kh * row // 8) * 8
+    whole = kw * ic // 4 * 4
+    values = kh * whole + -(-kh * (kw * ic - whole) // 4) * 4
+    return -(-values // 8) * 8
 
 
 def narrow_band(op: Op) -> int:
@@ -124,11 +136,9 @@ def narrow_fits(op: Op, level: str) -> bool:
 
 
 def narrow_prepare(op: Op, ref: dict) -> dict:
-    """mf_conv2d_s8_gemm's params with the window laid out as mf_narrow_widen fills the buffer
-    (zero weights for the values past each row and after the rows), in the pair layout."""
-    w = np.asarray(op.inputs[1].data, np.int8)
-    oc, kh, kw, ic = w.shape
-    rows = fast.pad_to(w.reshape(oc, kh, kw * ic), 2, 4).reshape(oc, -1)
+    """mf_conv2d_s8_gemm's params with the window in narrow_order, zero weights after it, in the
+    pair layout."""
+    rows = narrow_order(np.asarray(op.inputs[1].data, np.int8))
     depth = narrow_depth(op)
     padded = np.pad(rows, ((0, 0), (0, depth - rows.shape[1])))
     params = fast.conv_gemm_prepare(op, ref)

@@ -1,27 +1,30 @@
 /* CONV_2D int8 on few input channels (in_c 1..4: a first layer on a spectrogram or an RGB image),
- * two output pixels at a time through mf_conv2d_s8_pair's block loop (mf_pair_blocks).
+ * strided, two output pixels at a time through mf_conv2d_s8_pair's block loop (mf_pair_blocks).
  *
  * Such a window has a few values per tap, so it has no runs of whole 8-value chunks for the pair
  * kernel, and mf_conv2d_s8_gemm gathers it and computes one pixel's four channels per pass: a
- * loaded weight word serves 4 MACs. Here both pixels' windows are gathered (per window row k_w *
- * in_c values, the input zero point outside the image, which the bias fold cancels as TFLite's
- * skipped taps; zeros up to p->depth, whose weights are zero) and sign-extended once into the pair
- * buffer, then mf_pair_blocks computes four channels of both pixels per pass (a weight word serves
- * 8 MACs, 16 MACs per 4 loads, 4 SXTB16, 8 SMLAD). The params and channel table are
- * mf_conv2d_s8_gemm's, the weights the pair layout (lower/fast_gemm.py narrow_prepare).
+ * loaded weight word serves 4 MACs. Here the k_h input rows of an output row are copied once
+ * into a band, padded with the input zero point (which the bias fold cancels, as TFLite's
+ * skipped taps), so that each pixel's window rows are runs of k_w * in_c values without border
+ * checks; both pixels' windows are sign-extended from the bands into the pair buffer (whole
+ * words of each row, then the rows' leftover values together; zeros up to p->depth, whose
+ * weights are zero), and mf_pair_blocks computes four channels of both pixels per pass (a weight
+ * word serves 8 MACs: 16 MACs per 4 loads, 4 SXTB16, 8 SMLAD). The params and channel table are
+ * mf_conv2d_s8_gemm's, the weights the pair layout in narrow_order (lower/fast_gemm.py).
  *
  * Access order (the planner's unstaged pixel units): both windows are read before the pair's
- * first store, as mf_conv2d_s8_pair's. No arena scratch. */
+ * first store, as mf_conv2d_s8_pair's (a band reads its row's later windows ahead: reading ahead
+ * is allowed, plan/inplace.py). No arena scratch. */
 #include "mf_conv2d_s8_pair.h"
 #include "mf_conv2d_s8_pair_body.h"
 
-#ifndef MF_NARROW_DEPTH /* a pixel's gathered window (a build's mf_config.h sets its largest) */
+#ifndef MF_NARROW_DEPTH /* a pixel's widened window (a build's mf_config.h sets its largest) */
 #define MF_NARROW_DEPTH MF_GATHER_MAX
 #endif
 #ifndef MF_NARROW_BAND /* bytes of an output row's padded input rows (the same, its largest) */
 #define MF_NARROW_BAND 1024
 #endif
-#define MF_NARROW_ROOM (MF_NARROW_BAND + 4) /* a band and what its last window row reads past it */
+#define MF_NARROW_TAIL (MF_GEMM_ROWS * 3 + 4) /* bytes of a window's rows' tails (k_w * in_c % 4) */
 
 /* The k_h input rows of output row r (over batches and rows) padded into band: each bw pixels,
  * input columns -pad_w .. bw - pad_w - 1, the input zero point outside the image. Built once per
@@ -48,7 +51,7 @@ static void mf_narrow_band(const mf_conv2d_s8_gemm_params *p, const int8_t *inpu
 /* The band of output row r: the buffer (of two) that holds it, else rebuilt in the one that
  * `keep` (the pair's other pixel's band) is not. */
 static const int8_t *mf_narrow_rows(const mf_conv2d_s8_gemm_params *p, const int8_t *input, int32_t r,
-                                    int32_t bw, int8_t (*bands)[MF_NARROW_ROOM], int32_t *tags,
+                                    int32_t bw, int8_t (*bands)[MF_NARROW_BAND], int32_t *tags,
                                     const int8_t *keep)
 {
     const int j = tags[0] == r ? 0 : tags[1] == r ? 1 : bands[0] == keep ? 1 : 0;
@@ -59,23 +62,43 @@ static const int8_t *mf_narrow_rows(const mf_conv2d_s8_gemm_params *p, const int
     return bands[j];
 }
 
-/* Both pixels' windows (xa, xb: their first taps in their bands, rows `width` bytes apart)
- * sign-extended into the pair buffer: per window row its k_w * in_c values rounded up to whole
- * words (the values read past the window meet zero weights), per 4 values A's and B's even and
- * odd int16 pairs (MF_PAIR_WORD). */
-static void mf_narrow_widen(const mf_conv2d_s8_gemm_params *p, const int8_t *xa, const int8_t *xb,
-                            int32_t width, uint32_t *wide)
+/* 4 values of pixels A and B (int8 words va, vb) sign-extended into the pair buffer's group at
+ * wide: A's and B's even and odd int16 pairs (MF_PAIR_WORD). */
+MF_INLINE void mf_narrow_group(uint32_t va, uint32_t vb, uint32_t *wide)
 {
-    const int32_t run = (p->k_w * p->in_c + 3) & ~3;
+    wide[MF_PAIR_WORD(0, 0, 0)] = mf_sxtb16(va);
+    wide[MF_PAIR_WORD(0, 0, 1)] = mf_sxtb16_ror8(va);
+    wide[MF_PAIR_WORD(0, 1, 0)] = mf_sxtb16(vb);
+    wide[MF_PAIR_WORD(0, 1, 1)] = mf_sxtb16_ror8(vb);
+}
+
+/* Both pixels' windows (xa, xb: their first taps in their bands, rows `width` bytes apart)
+ * sign-extended into the pair buffer (lower/fast_gemm.py narrow_order): each window row's whole
+ * words of its k_w * in_c values, then the rows' last run % 4 values together (tails: zeros
+ * after them), so that a row of 9 values (a 3x3 RGB window) costs 2 words and a quarter, not 3. */
+static void mf_narrow_widen(const mf_conv2d_s8_gemm_params *p, const int8_t *xa, const int8_t *xb,
+                            int32_t width, uint32_t (*tails)[MF_NARROW_TAIL / 4], uint32_t *wide)
+{
+    const int32_t run = p->k_w * p->in_c, whole = run & ~3, rest = run - whole;
+    int8_t *ta = (int8_t *)tails[0], *tb = (int8_t *)tails[1];
     int32_t ky, g;
     for (ky = 0; ky < p->k_h; ky++, xa += width, xb += width) {
-        for (g = 0; g < run; g += 4, wide += 4) {
-            const uint32_t va = mf_load32(xa + g), vb = mf_load32(xb + g);
-            wide[MF_PAIR_WORD(0, 0, 0)] = mf_sxtb16(va);
-            wide[MF_PAIR_WORD(0, 0, 1)] = mf_sxtb16_ror8(va);
-            wide[MF_PAIR_WORD(0, 1, 0)] = mf_sxtb16(vb);
-            wide[MF_PAIR_WORD(0, 1, 1)] = mf_sxtb16_ror8(vb);
+        for (g = 0; g < whole; g += 4, wide += 4) {
+            mf_narrow_group(mf_load32(xa + g), mf_load32(xb + g), wide);
         }
+        if (rest > 0) { /* (unrolled: gcc makes a byte loop a memcpy call) */
+            ta[0] = xa[whole], tb[0] = xb[whole];
+        }
+        if (rest > 1) {
+            ta[1] = xa[whole + 1], tb[1] = xb[whole + 1];
+        }
+        if (rest > 2) {
+            ta[2] = xa[whole + 2], tb[2] = xb[whole + 2];
+        }
+        ta += rest, tb += rest;
+    }
+    for (g = 0; g < p->k_h * rest; g += 4, wide += 4) {
+        mf_narrow_group(tails[0][g / 4], tails[1][g / 4], wide);
     }
 }
 
@@ -89,21 +112,33 @@ static void mf_narrow_store(const int8_t *stage, const mf_conv2d_s8_gemm_params 
     }
 }
 
+/* The pixel after (row, col) in the run's order (step 1 or -1), rows of out_w pixels. */
+MF_INLINE void mf_narrow_next(int32_t out_w, int32_t step, int32_t *row, int32_t *col)
+{
+    *col += step;
+    if (*col == out_w || *col < 0) {
+        *col = step > 0 ? 0 : out_w - 1;
+        *row += step;
+    }
+}
+
 void mf_conv2d_s8_narrow(const mf_conv2d_s8_gemm_params *p, const int8_t *input, int8_t *output)
 {
     const int32_t total = p->batches * p->out_h * p->out_w, out_c = p->out_c, c = p->in_c;
     const int32_t step = p->reverse ? -1 : 1;
     const int32_t bw = (p->out_w - 1) * p->stride_w + p->k_w, width = bw * c; /* a band row */
-    const int32_t filled = p->k_h * ((p->k_w * c + 3) & ~3); /* the buffer's values widened */
+    const int32_t whole = p->k_w * c & ~3, rest = p->k_w * c - whole;
+    const int32_t filled = p->k_h * whole + ((p->k_h * rest + 3) & ~3); /* the values widened */
     /* No clamp, whole blocks: the blocks store straight into the output; else through the stage */
     const int direct = !p->clamp && out_c % 4 == 0;
-    uint32_t wide[MF_NARROW_DEPTH], stage[2][MF_PAIR_OUT_MAX / 4];
-    int8_t bands[2][MF_NARROW_ROOM];
+    uint32_t wide[MF_NARROW_DEPTH], stage[2][MF_PAIR_OUT_MAX / 4], tails[2][MF_NARROW_TAIL / 4];
+    int8_t bands[2][MF_NARROW_BAND];
     int32_t tags[2] = {-1, -1};
     mf_pair_ctx ctx;
-    int32_t k = 0, j;
-    for (j = 0; j < 2; j++) { /* what the last window row reads past its band: zeros */
-        mf_gemm_copy(bands[j] + p->k_h * width, NULL, MF_NARROW_ROOM - MF_NARROW_BAND, 0);
+    int32_t k, j, q = p->reverse ? total - 1 : 0;
+    int32_t row = q / p->out_w, col = q % p->out_w; /* pixel q's, over batches and rows */
+    for (j = 0; rest != 0 && j < MF_NARROW_TAIL / 4; j++) { /* the bytes after the tails: zeros */
+        tails[0][j] = tails[1][j] = 0;
     }
     for (j = filled; j < p->depth; j++) { /* the values after the window: zeros */
         wide[j] = 0;
@@ -114,23 +149,23 @@ void mf_conv2d_s8_narrow(const mf_conv2d_s8_gemm_params *p, const int8_t *input,
     ctx.blocks = (out_c + 3) / 4;
     ctx.w = (const uint32_t *)(const void *)p->weights;
     ctx.qb = p->quant;
-    while (k < total) {
+    for (k = 0; k < total; k += 2, q += 2 * step) {
         /* pixel q first, then its partner q + step (in the run's order); a lone last one is
          * widened twice, B unused */
-        const int32_t q = p->reverse ? total - 1 - k : k, r = q + step;
         const int both = k + 1 < total;
-        const int8_t *ba = mf_narrow_rows(p, input, q / p->out_w, bw, bands, tags, NULL);
-        const int8_t *xa = ba + q % p->out_w * p->stride_w * c, *xb = xa;
+        const int8_t *ba = mf_narrow_rows(p, input, row, bw, bands, tags, NULL);
+        const int8_t *xa = ba + col * p->stride_w * c, *xb = xa;
+        mf_narrow_next(p->out_w, step, &row, &col);
         if (both) {
-            xb = mf_narrow_rows(p, input, r / p->out_w, bw, bands, tags, ba) + r % p->out_w * p->stride_w * c;
+            xb = mf_narrow_rows(p, input, row, bw, bands, tags, ba) + col * p->stride_w * c;
+            mf_narrow_next(p->out_w, step, &row, &col);
         }
-        mf_narrow_widen(p, xa, xb, width, wide);
+        mf_narrow_widen(p, xa, xb, width, tails, wide);
         ctx.sta = direct ? output + q * out_c : (int8_t *)stage[0];
         ctx.delta = !both ? 0 : direct ? step * out_c : (int32_t)sizeof stage[0];
         mf_pair_blocks(&ctx);
         for (j = 0; !direct && j < 1 + both; j++) { /* the staged pixels clamped to the output */
             mf_narrow_store((const int8_t *)stage[j], p, output + (q + j * step) * out_c);
         }
-        k += both ? 2 : 1;
     }
 }
