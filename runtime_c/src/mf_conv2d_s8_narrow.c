@@ -72,32 +72,49 @@ MF_INLINE void mf_narrow_group(uint32_t va, uint32_t vb, uint32_t *wide)
     wide[MF_PAIR_WORD(0, 1, 1)] = mf_sxtb16_ror8(vb);
 }
 
-/* Both pixels' windows (xa, xb: their first taps in their bands, rows `width` bytes apart)
- * sign-extended into the pair buffer (lower/fast_gemm.py narrow_order): each window row's whole
- * words of its k_w * in_c values, then the rows' last run % 4 values together (tails: zeros
- * after them), so that a row of 9 values (a 3x3 RGB window) costs 2 words and a quarter, not 3. */
-static void mf_narrow_widen(const mf_conv2d_s8_gemm_params *p, const int8_t *xa, const int8_t *xb,
-                            int32_t width, uint32_t (*tails)[MF_NARROW_TAIL / 4], uint32_t *wide)
+/* Where mf_narrow_widen reads a window (offsets from its first tap, band rows `width` bytes
+ * apart; lower/fast_gemm.py narrow_order): each window row's whole words of its k_w * in_c
+ * values, then the rows' last run % 4 values (one by one, packed into `tails`), so that a row of
+ * 9 values (a 3x3 RGB window) costs 2 words and a quarter, not 3. One flat list per call: the
+ * per-pixel loop has no row loop. */
+typedef struct {
+    int32_t words, bytes;            /* counts */
+    int32_t word[MF_NARROW_DEPTH / 4]; /* whole words' offsets */
+    int32_t byte[MF_NARROW_TAIL];    /* the rows' leftover values' offsets */
+} mf_narrow_reads;
+
+static void mf_narrow_plan(const mf_conv2d_s8_gemm_params *p, int32_t width, mf_narrow_reads *r)
 {
-    const int32_t run = p->k_w * p->in_c, whole = run & ~3, rest = run - whole;
-    int8_t *ta = (int8_t *)tails[0], *tb = (int8_t *)tails[1];
+    const int32_t run = p->k_w * p->in_c, whole = run & ~3;
     int32_t ky, g;
-    for (ky = 0; ky < p->k_h; ky++, xa += width, xb += width) {
-        for (g = 0; g < whole; g += 4, wide += 4) {
-            mf_narrow_group(mf_load32(xa + g), mf_load32(xb + g), wide);
+    r->words = r->bytes = 0;
+    for (ky = 0; ky < p->k_h; ky++) {
+        for (g = 0; g < run; g++) {
+            if (g < whole && g % 4 == 0) {
+                r->word[r->words++] = ky * width + g;
+            } else if (g >= whole) {
+                r->byte[r->bytes++] = ky * width + g;
+            }
         }
-        if (rest > 0) { /* (unrolled: gcc makes a byte loop a memcpy call) */
-            ta[0] = xa[whole], tb[0] = xb[whole];
-        }
-        if (rest > 1) {
-            ta[1] = xa[whole + 1], tb[1] = xb[whole + 1];
-        }
-        if (rest > 2) {
-            ta[2] = xa[whole + 2], tb[2] = xb[whole + 2];
-        }
-        ta += rest, tb += rest;
     }
-    for (g = 0; g < p->k_h * rest; g += 4, wide += 4) {
+}
+
+/* Both pixels' windows (xa, xb: their first taps in their bands) sign-extended into the pair
+ * buffer in mf_narrow_reads' order. */
+static void mf_narrow_widen(const mf_narrow_reads *r, const int8_t *xa, const int8_t *xb,
+                            uint32_t (*tails)[MF_NARROW_TAIL / 4], uint32_t *wide)
+{
+    int8_t *ta = (int8_t *)tails[0], *tb = (int8_t *)tails[1];
+    int32_t g;
+    for (g = 0; g < r->words; g++, wide += 4) {
+        const int32_t o = r->word[g];
+        mf_narrow_group(mf_load32(xa + o), mf_load32(xb + o), wide);
+    }
+    for (g = 0; g < r->bytes; g++) {
+        const int32_t o = r->byte[g];
+        ta[g] = xa[o], tb[g] = xb[o];
+    }
+    for (g = 0; g < r->bytes; g += 4, wide += 4) {
         mf_narrow_group(tails[0][g / 4], tails[1][g / 4], wide);
     }
 }
@@ -134,6 +151,7 @@ void mf_conv2d_s8_narrow(const mf_conv2d_s8_gemm_params *p, const int8_t *input,
     uint32_t wide[MF_NARROW_DEPTH], stage[2][MF_PAIR_OUT_MAX / 4], tails[2][MF_NARROW_TAIL / 4];
     int8_t bands[2][MF_NARROW_BAND];
     int32_t tags[2] = {-1, -1};
+    mf_narrow_reads reads;
     mf_pair_ctx ctx;
     int32_t k, j, q = p->reverse ? total - 1 : 0;
     int32_t row = q / p->out_w, col = q % p->out_w; /* pixel q's, over batches and rows */
@@ -143,6 +161,7 @@ void mf_conv2d_s8_narrow(const mf_conv2d_s8_gemm_params *p, const int8_t *input,
     for (j = filled; j < p->depth; j++) { /* the values after the window: zeros */
         wide[j] = 0;
     }
+    mf_narrow_plan(p, width, &reads);
     ctx.wide = wide;
     ctx.end = wide + p->depth;
     ctx.lshift = p->lshift;
@@ -160,7 +179,7 @@ void mf_conv2d_s8_narrow(const mf_conv2d_s8_gemm_params *p, const int8_t *input,
             xb = mf_narrow_rows(p, input, row, bw, bands, tags, ba) + col * p->stride_w * c;
             mf_narrow_next(p->out_w, step, &row, &col);
         }
-        mf_narrow_widen(p, xa, xb, width, tails, wide);
+        mf_narrow_widen(&reads, xa, xb, tails, wide);
         ctx.sta = direct ? output + q * out_c : (int8_t *)stage[0];
         ctx.delta = !both ? 0 : direct ? step * out_c : (int32_t)sizeof stage[0];
         mf_pair_blocks(&ctx);
