@@ -95,63 +95,60 @@ NARROW_BAND = 1024  # mf_conv2d_s8_narrow.c MF_NARROW_BAND's bound (VWW's 96-pix
 
 
 def narrow_order(w: np.ndarray) -> np.ndarray:
-    """OHWI int8 weights -> [channels, values] in mf_narrow_widen's order: each window row's whole
-    words of its k_w * in_c values, then the rows' last run % 4 values together, zero-padded to
-    whole words."""
+    """OHWI weights -> [channels, values] as mf_narrow_plan reads a window (then zero-padded)."""
+    # each window row's whole words of its k_w * in_c values, then the rows' leftover values
+    # together (a 3x3 RGB window: 6 words and 3 values in 7 words, not 9)
     oc, kh, kw, ic = w.shape
     rows = w.reshape(oc, kh, kw * ic)
     whole = kw * ic // 4 * 4
-    return fast.pad_to(np.concatenate([rows[:, :, :whole].reshape(oc, -1), rows[:, :, whole:].reshape(oc, -1)],
-                                      axis=1), 1, 4)
+    order = np.concatenate([rows[:, :, :whole].reshape(oc, -1), rows[:, :, whole:].reshape(oc, -1)], axis=1)
+    return fast.pad_to(order, 1, 4)
 
 
 def narrow_depth(op: Op) -> int:
-    """The widened window's values (narrow_order) rounded up to whole 8-value chunks
-    (mf_pair_blocks' step)."""
+    """narrow_order's values rounded up to whole 8-value chunks (mf_pair_blocks' step)."""
     _, kh, kw, ic = op.inputs[1].shape
     whole = kw * ic // 4 * 4
     values = kh * whole + -(-kh * (kw * ic - whole) // 4) * 4
     return -(-values // 8) * 8
 
 
-def narrow_band(op: Op) -> int:
-    """Bytes of an output row's padded input rows (mf_narrow_band): k_h rows of the columns the
-    row's windows span."""
-    _, kh, kw, ic = op.inputs[1].shape
-    return kh * ((op.outputs[0].shape[2] - 1) * op.attrs.stride_w + kw) * ic
+def narrow_band(k_h: int, k_w: int, in_c: int, out_w: int, stride_w: int) -> int:
+    """Bytes of an output row's padded input rows (mf_narrow_band), rounded up to a word."""
+    return -(-k_h * ((out_w - 1) * stride_w + k_w) * in_c // 4) * 4
 
 
 def narrow_fits(op: Op, level: str) -> bool:
-    """A conv on 1..4 input channels, strided, horizontal dilation 1, whose window and band fit the
-    buffers, with more than one pixel, no fused epilogue (the kernel finishes with a clamp
-    only), and mf_conv2d_s8_gemm's table (which it shares)."""
-    _, kh, _, ic = op.inputs[1].shape
+    """A strided conv on 1..4 input channels the kernel and mf_conv2d_s8_gemm's table suit."""
+    # more than one pixel, horizontal dilation 1, window and band within the stack buffers, no
+    # fused epilogue (the kernel finishes with a clamp only)
+    _, kh, kw, ic = op.inputs[1].shape
     pixels = int(np.prod(op.outputs[0].shape[:-1]))
+    band = narrow_band(kh, kw, ic, op.outputs[0].shape[2], op.attrs.stride_w)
     if ic > NARROW_IN_C or op.fused or pixels < 2 or kh > fast.ROWS_MAX or op.attrs.dilation_w != 1 \
-            or op.attrs.stride_w < NARROW_MIN_STRIDE \
-            or narrow_depth(op) > fast.GATHER_MAX or narrow_band(op) > NARROW_BAND \
-            or not fast.conv_gemm_fits(op, level):
+            or op.attrs.stride_w < NARROW_MIN_STRIDE or narrow_depth(op) > fast.GATHER_MAX \
+            or band > NARROW_BAND or not fast.conv_gemm_fits(op, level):
         return False
     return op.outputs[0].shape[-1] <= PAIR_OUT_MAX or unstaged(op)
 
 
 def narrow_prepare(op: Op, ref: dict) -> dict:
-    """mf_conv2d_s8_gemm's params with the window in narrow_order, zero weights after it, in the
-    pair layout."""
+    """mf_conv2d_s8_gemm's params with narrow_order's weights in the pair layout."""
     rows = narrow_order(np.asarray(op.inputs[1].data, np.int8))
     depth = narrow_depth(op)
-    padded = np.pad(rows, ((0, 0), (0, depth - rows.shape[1])))
+    padded = np.pad(rows, ((0, 0), (0, depth - rows.shape[1])))  # zero weights past the window
     params = fast.conv_gemm_prepare(op, ref)
     return {**params, "depth": depth, "zrow": "NULL", "weights": ConstArray("weights", pair_weights(padded))}
 
 
 def narrow_sizes(params: dict) -> dict[str, int]:
-    """The build's MF_NARROW_DEPTH and MF_NARROW_BAND: its largest window and band size the stack
-    buffers."""
-    band = params["k_h"] * ((params["out_w"] - 1) * params["stride_w"] + params["k_w"]) * params["in_c"]
-    return {"MF_NARROW_DEPTH": params["depth"], "MF_NARROW_BAND": -band // 4 * -4}
+    """The build's MF_NARROW_DEPTH and MF_NARROW_BAND: its largest window and band (stack buffers)."""
+    band = narrow_band(*(params[k] for k in ("k_h", "k_w", "in_c", "out_w", "stride_w")))
+    return {"MF_NARROW_DEPTH": params["depth"], "MF_NARROW_BAND": band}
 
 
+# instructions per MAC measured: KWS's first conv (64 channels) about 1.3; VWW's (8 channels,
+# where each block's requantization and the windows weigh more) 2.25
 NARROW_MAC_COST = 1.3  # instructions per MAC measured: KWS's first conv (1 -> 64 channels, 10x4)
 declare({}, KernelSpec("mf_conv2d_s8_narrow", "mf_conv2d_s8_gemm_params", "mf_conv2d_s8_narrow.c",
                        fits=fast.dense(narrow_fits), prepare=narrow_prepare, reversible=True,

@@ -111,3 +111,18 @@ def test_narrow_fits_few_channels_strided_and_helium_keeps_the_gemm_kernel():
     wshape = (4, kh, kw, 8)
     op.inputs[1] = Tensor("weights", wshape, DType.INT8, op.inputs[1].quant, int8_weights(rng, wshape))
     assert not fast_gemm.narrow_fits(op, "balanced")
+
+
+def test_a_build_sizes_the_stack_buffers_by_its_largest_window_and_band(tmp_path):
+    """mf_config.h defines MF_NARROW_DEPTH and MF_NARROW_BAND as the build's largest (not the bounds)."""
+    from microfuse.pipeline import build
+
+    rng = np.random.default_rng(SEED)
+    compiled = build(merge([narrow_graph(rng, i) for i in range(1, 5)], "sizes"), tmp_path / "lib")
+    calls = [c for c in compiled.calls if c.kernel == KERNEL]
+    assert calls
+    config = (tmp_path / "lib" / "mf_config.h").read_text()
+    depth = max(c.params["depth"] for c in calls)
+    band = max(fast_gemm.narrow_band(*(c.params[k] for k in ("k_h", "k_w", "in_c", "out_w", "stride_w")))
+               for c in calls)
+    assert f"#define MF_NARROW_DEPTH {depth}\n" in config and f"#define MF_NARROW_BAND {band}\n" in config
