@@ -89,12 +89,11 @@ static void mf_narrow_plan(const mf_conv2d_s8_gemm_params *p, int32_t width, mf_
     int32_t ky, g;
     r->words = r->bytes = 0;
     for (ky = 0; ky < p->k_h; ky++) {
-        for (g = 0; g < run; g++) {
-            if (g < whole && g % 4 == 0) {
-                r->word[r->words++] = ky * width + g;
-            } else if (g >= whole) {
-                r->byte[r->bytes++] = ky * width + g;
-            }
+        for (g = 0; g < whole; g += 4) {
+            r->word[r->words++] = ky * width + g;
+        }
+        for (g = whole; g < run; g++) {
+            r->byte[r->bytes++] = ky * width + g;
         }
     }
 }
