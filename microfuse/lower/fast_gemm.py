@@ -142,9 +142,10 @@ def narrow_prepare(op: Op, ref: dict) -> dict:
 
 
 def narrow_sizes(params: dict) -> dict[str, int]:
-    """The build's MF_NARROW_DEPTH and MF_NARROW_BAND: its largest window and band (stack buffers)."""
+    """The build's stack buffers: its largest window and band, and two bands if a pair straddles rows."""
     band = narrow_band(*(params[k] for k in ("k_h", "k_w", "in_c", "out_w", "stride_w")))
-    return {"MF_NARROW_DEPTH": params["depth"], "MF_NARROW_BAND": band}
+    straddles = params["out_w"] % 2 == 1 and params["batches"] * params["out_h"] > 1
+    return {"MF_NARROW_DEPTH": params["depth"], "MF_NARROW_BAND": band, "MF_NARROW_BANDS": 1 + straddles}
 
 
 # instructions per MAC measured: KWS's first conv (64 channels) about 1.3; VWW's (8 channels,

@@ -24,6 +24,9 @@
 #ifndef MF_NARROW_BAND /* bytes of an output row's padded input rows (the same, its largest) */
 #define MF_NARROW_BAND 1024
 #endif
+#ifndef MF_NARROW_BANDS /* 2: some pair of a call straddles two output rows (an odd out_w); */
+#define MF_NARROW_BANDS 2   /* a build whose calls' rows are all even sets 1 (lower/fast_gemm.py) */
+#endif
 #define MF_NARROW_TAIL (MF_GEMM_ROWS * 3 + 4) /* bytes of a window's rows' tails (k_w * in_c % 4) */
 
 /* The k_h input rows of output row r (over batches and rows) padded into band: each bw pixels,
@@ -49,12 +52,17 @@ static void mf_narrow_band(const mf_conv2d_s8_gemm_params *p, const int8_t *inpu
 }
 
 /* The band of output row r: the buffer (of two) that holds it, else rebuilt in the one that
- * `keep` (the pair's other pixel's band) is not. */
+ * `keep` (the pair's other pixel's band) is not; with one buffer (pairs within rows), that one. */
 static const int8_t *mf_narrow_rows(const mf_conv2d_s8_gemm_params *p, const int8_t *input, int32_t r,
                                     int32_t bw, int8_t (*bands)[MF_NARROW_BAND], int32_t *tags,
                                     const int8_t *keep)
 {
+#if MF_NARROW_BANDS > 1
     const int j = tags[0] == r ? 0 : tags[1] == r ? 1 : bands[0] == keep ? 1 : 0;
+#else
+    const int j = 0;
+    (void)keep;
+#endif
     if (tags[j] != r) {
         tags[j] = r;
         mf_narrow_band(p, input, r, bw, bands[j]);
@@ -148,7 +156,7 @@ void mf_conv2d_s8_narrow(const mf_conv2d_s8_gemm_params *p, const int8_t *input,
     /* No clamp, whole blocks: the blocks store straight into the output; else through the stage */
     const int direct = !p->clamp && out_c % 4 == 0;
     uint32_t wide[MF_NARROW_DEPTH], stage[2][MF_PAIR_OUT_MAX / 4], tails[2][MF_NARROW_TAIL / 4];
-    int8_t bands[2][MF_NARROW_BAND];
+    int8_t bands[MF_NARROW_BANDS][MF_NARROW_BAND];
     int32_t tags[2] = {-1, -1};
     mf_narrow_reads reads;
     mf_pair_ctx ctx;

@@ -83,6 +83,15 @@ def test_narrow_conv_matches_tflm_on_host_in_the_m7_buffer_layout(tmp_path, alwa
     assert not failures, "\n".join(failures)
 
 
+def test_narrow_conv_matches_tflm_on_host_with_one_band_where_pairs_stay_in_rows(tmp_path, always_fuse):
+    """MF_NARROW_BANDS 1 (a build whose calls have even rows, or one row): the calls that allow it."""
+    calls, runs = prepared(16)
+    runs = [r for r in runs if fast_gemm.narrow_sizes(r.call.params)["MF_NARROW_BANDS"] == 1]
+    assert runs
+    failures = placements.run(runs, tmp_path, defines={"MF_NARROW_BANDS": 1})
+    assert not failures, "\n".join(failures)
+
+
 @on_qemu
 def test_narrow_conv_matches_tflm_under_qemu_m4_in_overlapping_arenas(tmp_path, always_fuse):
     """The assembly loop (mf_pair_blocks) on Cortex-M4F."""
@@ -114,7 +123,8 @@ def test_narrow_fits_few_channels_strided_and_helium_keeps_the_gemm_kernel():
 
 
 def test_a_build_sizes_the_stack_buffers_by_its_largest_window_and_band(tmp_path):
-    """mf_config.h defines MF_NARROW_DEPTH and MF_NARROW_BAND as the build's largest (not the bounds)."""
+    """mf_config.h defines MF_NARROW_DEPTH and MF_NARROW_BAND as the build's largest (not the bounds),
+    MF_NARROW_BANDS 2 when some call's pairs straddle rows."""
     from microfuse.pipeline import build
 
     rng = np.random.default_rng(SEED)
@@ -126,3 +136,5 @@ def test_a_build_sizes_the_stack_buffers_by_its_largest_window_and_band(tmp_path
     band = max(fast_gemm.narrow_band(*(c.params[k] for k in ("k_h", "k_w", "in_c", "out_w", "stride_w")))
                for c in calls)
     assert f"#define MF_NARROW_DEPTH {depth}\n" in config and f"#define MF_NARROW_BAND {band}\n" in config
+    straddles = any(c.params["out_w"] % 2 and c.params["batches"] * c.params["out_h"] > 1 for c in calls)
+    assert f"#define MF_NARROW_BANDS {1 + straddles}\n" in config
