@@ -91,6 +91,7 @@ typedef struct {
     int32_t byte[MF_NARROW_TAIL];    /* the rows' leftover values' offsets */
 } mf_narrow_reads;
 
+/* A call's read list (the same for every window: band rows are `width` bytes apart). */
 static void mf_narrow_plan(const mf_conv2d_s8_gemm_params *p, int32_t width, mf_narrow_reads *r)
 {
     const int32_t run = p->k_w * p->in_c, whole = run & ~3;
