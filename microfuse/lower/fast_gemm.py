@@ -148,9 +148,9 @@ def narrow_sizes(params: dict) -> dict[str, int]:
     return {"MF_NARROW_DEPTH": params["depth"], "MF_NARROW_BAND": band, "MF_NARROW_BANDS": 1 + straddles}
 
 
-# instructions per MAC measured: KWS's first conv (64 channels) about 1.3; VWW's (8 channels,
-# where each block's requantization and the windows weigh more) 2.25
-NARROW_MAC_COST = 1.3  # instructions per MAC measured: KWS's first conv (1 -> 64 channels, 10x4)
+# instructions per MAC measured: KWS's first conv (1 -> 64 channels, 10x4) about 1.3; VWW's (8
+# channels, where each block's requantization and the windows weigh more) 2.25
+NARROW_MAC_COST = 1.3
 declare({}, KernelSpec("mf_conv2d_s8_narrow", "mf_conv2d_s8_gemm_params", "mf_conv2d_s8_narrow.c",
                        fits=fast.dense(narrow_fits), prepare=narrow_prepare, reversible=True,
                        mac_cost=NARROW_MAC_COST, access=WINDOW, sizes=narrow_sizes))
