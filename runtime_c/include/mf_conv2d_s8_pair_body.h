@@ -347,6 +347,31 @@ static int mf_pair_same(const mf_seg *a, int32_t na, const mf_seg *b, int32_t nb
     return 1;
 }
 
+/* Pixels q and r (r < 0: q alone, read twice) sign-extended into wide from their windows'
+ * segments: in lockstep when their runs match, else each into its half. flat (a 1x1 stride-1
+ * conv without padding): a pixel's window is its in_c bytes, the one inner run. */
+static __attribute__((noinline)) void mf_pair_read(const mf_conv2d_s8_gemm_params *p, const int8_t *input, int32_t q, int32_t r,
+                         int flat, const mf_seg *inner, int32_t n_inner, mf_seg own[2][MF_GEMM_SEGMENTS],
+                         uint32_t *wide)
+{
+    const mf_seg *sa = inner, *sb = inner;
+    const int8_t *ba = input + q * p->in_c, *bb = input + (r < 0 ? q : r) * p->in_c;
+    int32_t na = 1, nb = 1;
+    if (!flat) {
+        na = nb = mf_pair_window(p, input, q, inner, n_inner, own[0], &sa, &ba);
+        sb = sa, bb = ba;
+        if (r >= 0) {
+            nb = mf_pair_window(p, input, r, inner, n_inner, own[1], &sb, &bb);
+        }
+    }
+    if (flat || mf_pair_same(sa, na, sb, nb)) {
+        mf_pair_widen(sa, ba, sb, bb, na, wide);
+    } else {
+        mf_pair_widen1(sa, ba, na, wide);
+        mf_pair_widen1(sb, bb, nb, wide + MF_PAIR_WORD(0, 1, 0));
+    }
+}
+
 /* The staged channels of one pixel to its output: copied, or finished (clamp, epilogue). */
 MF_INLINE void mf_pair_store(const mf_conv2d_s8_gemm_params *p, const mf_epilogue_s8 *e,
                              const mf_fast_addsub *aq, int kind, const int8_t *stage, const int8_t *res,
@@ -378,6 +403,10 @@ MF_INLINE void mf_conv2d_s8_pair_body(const mf_conv2d_s8_gemm_params *p, const m
      * mf_conv2d_s8_gemm's). Otherwise through the stage. */
     const int direct = kind == MF_EP_NONE && !p->clamp && p->out_c % 4 == 0;
     mf_pair_ctx ctx;
+    /* A 1x1 stride-1 conv without padding: pixel q's window is its in_c bytes at q * in_c (no
+     * per-pixel mf_pair_window, mf_pair_same) */
+    const int flat = p->k_h == 1 && p->k_w == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_h == 0
+                     && p->pad_w == 0 && n_inner == 1 && inner[0].start == 0;
     int32_t k = 0;
     ctx.wide = wide;
     ctx.end = wide + p->depth;
@@ -388,20 +417,8 @@ MF_INLINE void mf_conv2d_s8_pair_body(const mf_conv2d_s8_gemm_params *p, const m
     while (k < total) {
         /* pixel q first, then its partner q + step (in the run's order) */
         const int32_t q = p->reverse ? total - 1 - k : k;
-        const mf_seg *sa, *sb = NULL;
-        const int8_t *ba, *bb = NULL;
-        const int32_t na = mf_pair_window(p, input, q, inner, n_inner, own[0], &sa, &ba);
         const int both = k + 1 < total;
-        int32_t nb = 0;
-        if (both) {
-            nb = mf_pair_window(p, input, q + step, inner, n_inner, own[1], &sb, &bb);
-        }
-        if (!both || mf_pair_same(sa, na, sb, nb)) { /* alone: A twice (B unread) */
-            mf_pair_widen(sa, ba, both ? sb : sa, both ? bb : ba, na, wide);
-        } else {
-            mf_pair_widen1(sa, ba, na, wide);
-            mf_pair_widen1(sb, bb, nb, wide + MF_PAIR_WORD(0, 1, 0));
-        }
+        mf_pair_read(p, input, q, both ? q + step : -1, flat, inner, n_inner, own, wide);
         ctx.sta = direct ? output + q * p->out_c : (int8_t *)stage[0];
         ctx.delta = !both ? 0 : direct ? step * p->out_c : (int32_t)sizeof stage[0];
         mf_pair_blocks(&ctx);
