@@ -121,14 +121,12 @@ typedef struct {
     "sxtb16 %[b3], %[b3]\n\t"                                                                 \
     "smlad %[a2], %[u], %[b3], %[a2]\n\t"                                                     \
     "smlad %[a3], %[u], %[t], %[a3]\n\t"
-/* Requantize channel j of both pixels (accumulators a, b): table p, left shift w (mult x, round
- * y, right shift t, u a temporary). */
+/* Requantize channel j of both pixels (accumulators a, b, already shifted left): table p (mult
+ * x, round y, right shift t, u a temporary). */
 #define MF_PAIR_RQ(a, b, j)                                       \
     "ldr %[x], [%[p], #(16 + 4 * " #j ")]\n\t"                    \
     "ldr %[y], [%[p], #(32 + 4 * " #j ")]\n\t"                    \
     "ldr %[t], [%[p], #(48 + 4 * " #j ")]\n\t"                    \
-    "lsl %[" a "], %[" a "], %[w]\n\t"                            \
-    "lsl %[" b "], %[" b "], %[w]\n\t"                            \
     "smmlar %[u], %[" a "], %[x], %[y]\n\t"                       \
     "smmlar %[y], %[" b "], %[x], %[y]\n\t"                       \
     "add %[u], %[u], %[" a "], asr #31\n\t"                       \
@@ -147,8 +145,9 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
 {
 #if MF_ASM_LOOPS
     /* All 14 registers in the loop: the context is copied into a frame below the stack pointer
-     * ([4] the window's end, [8] the block's table, [12] A's next store, [28] the weights while
-     * requantizing). Per block beside the chunks: ~70 instructions. */
+     * ([4] the window's end, [8] the block's table, [12] A's next store, [24] where A's stores
+     * end). A block's biases are loaded at the end of the previous one, while its table pointer
+     * is live; the lone pixel is decided once a call (B's distance 0). */
     int32_t a0, a1, a2, a3, b0, b1, b2, b3;
     const uint32_t *p = (const uint32_t *)(const void *)c, *w; /* first the context */
     uint32_t x, y, t, u;
@@ -156,21 +155,19 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
         "sub sp, sp, #32\n\t"
         "ldrd %[x], %[y], [%[p], #0]\n\t"
         "strd %[x], %[y], [sp, #0]\n\t"
-        "ldrd %[x], %[y], [%[p], #8]\n\t"
-        "strd %[x], %[y], [sp, #8]\n\t"
-        "ldrd %[x], %[y], [%[p], #16]\n\t"
+        "ldrd %[x], %[y], [%[p], #16]\n\t" /* x: delta, kept */
         "strd %[x], %[y], [sp, #16]\n\t"
-        "ldrd %[x], %[y], [%[p], #24]\n\t"
-        "strd %[x], %[y], [sp, #24]\n\t"
-        "mov %[w], %[y]\n\t"
-        "10:\n\t" /* block */
-        "ldr %[t], [sp, #8]\n\t"
-        "ldrd %[a0], %[a1], [%[t]]\n\t"
-        "ldrd %[a2], %[a3], [%[t], #8]\n\t"
-        "ldrd %[p], %[x], [sp, #0]\n\t"
-        "ldr %[y], [sp, #16]\n\t"
-        "cmp %[y], #0\n\t"
+        "ldrd %[t], %[w], [%[p], #24]\n\t"
+        "ldrd %[p], %[y], [%[p], #8]\n\t" /* the table, A's store */
+        "strd %[p], %[y], [sp, #8]\n\t"
+        "add %[t], %[y], %[t], lsl #2\n\t" /* [24]: A's store after the last block */
+        "str %[t], [sp, #24]\n\t"
+        "ldrd %[a0], %[a1], [%[p]]\n\t" /* the first block's biases */
+        "ldrd %[a2], %[a3], [%[p], #8]\n\t"
+        "cmp %[x], #0\n\t"
         "beq 40f\n\t"
+        "10:\n\t" /* block: a0-a3 hold its biases */
+        "ldrd %[p], %[x], [sp, #0]\n\t"
         "mov %[b0], %[a0]\n\t"
         "mov %[b1], %[a1]\n\t"
         "mov %[b2], %[a2]\n\t"
@@ -183,10 +180,17 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
         "ldr %[x], [sp, #4]\n\t"
         "cmp %[p], %[x]\n\t"
         "bne 21b\n\t"
-        "30:\n\t" /* requantize, store */
-        "str %[w], [sp, #28]\n\t"
+        "30:\n\t" /* requantize (all eight shifted left first: x holds the shift), store */
         "ldr %[p], [sp, #8]\n\t"
-        "ldr %[w], [sp, #20]\n\t"
+        "ldr %[x], [sp, #20]\n\t"
+        "lsl %[a0], %[a0], %[x]\n\t"
+        "lsl %[a1], %[a1], %[x]\n\t"
+        "lsl %[a2], %[a2], %[x]\n\t"
+        "lsl %[a3], %[a3], %[x]\n\t"
+        "lsl %[b0], %[b0], %[x]\n\t"
+        "lsl %[b1], %[b1], %[x]\n\t"
+        "lsl %[b2], %[b2], %[x]\n\t"
+        "lsl %[b3], %[b3], %[x]\n\t"
         MF_PAIR_RQ("a0", "b0", 0) MF_PAIR_RQ("a1", "b1", 1)
         MF_PAIR_RQ("a2", "b2", 2) MF_PAIR_RQ("a3", "b3", 3)
         "bfi %[a0], %[a1], #8, #8\n\t"
@@ -195,25 +199,27 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
         "bfi %[b0], %[b2], #16, #8\n\t"
         "bfi %[a0], %[a3], #24, #8\n\t"
         "bfi %[b0], %[b3], #24, #8\n\t"
-        "add %[p], %[p], #64\n\t"
-        "str %[p], [sp, #8]\n\t"
         "ldrd %[x], %[y], [sp, #12]\n\t" /* A's store, B's distance */
         "str %[b0], [%[x], %[y]]\n\t"
         "str %[a0], [%[x]], #4\n\t"
         "str %[x], [sp, #12]\n\t"
-        "ldr %[w], [sp, #28]\n\t"
-        "ldr %[x], [sp, #24]\n\t"
-        "subs %[x], %[x], #1\n\t"
-        "str %[x], [sp, #24]\n\t"
+        "ldr %[t], [sp, #24]\n\t"
+        "cmp %[x], %[t]\n\t"
+        "beq 50f\n\t"
+        "ldrd %[a0], %[a1], [%[p], #64]!\n\t" /* the next block's table and biases */
+        "ldrd %[a2], %[a3], [%[p], #8]\n\t"
+        "str %[p], [sp, #8]\n\t"
+        "cmp %[y], #0\n\t"
         "bne 10b\n\t"
-        "b 50f\n\t"
         "40:\n\t" /* pixel A alone, a chunk a turn; then B's values are A's */
+        "ldrd %[p], %[x], [sp, #0]\n\t"
+        "41:\n\t"
         MF_PAIR_LONE4("ldr %[y], [%[p]], #32", "ldr %[u], " MF_PAIR_AT(0, 0, 1), "ldr %[b0], [%[w]], #32",
                       "ldr %[b1], [%[w], #-28]", "ldr %[b2], [%[w], #-24]", "ldr %[b3], [%[w], #-20]")
         MF_PAIR_LONE4("ldr %[y], " MF_PAIR_AT(1, 0, 0), "ldr %[u], " MF_PAIR_AT(1, 0, 1), "ldr %[b0], [%[w], #-16]",
                       "ldr %[b1], [%[w], #-12]", "ldr %[b2], [%[w], #-8]", "ldr %[b3], [%[w], #-4]")
         "cmp %[p], %[x]\n\t"
-        "bne 40b\n\t"
+        "bne 41b\n\t"
         "mov %[b0], %[a0]\n\t"
         "mov %[b1], %[a1]\n\t"
         "mov %[b2], %[a2]\n\t"
