@@ -121,14 +121,12 @@ typedef struct {
     "sxtb16 %[b3], %[b3]\n\t"                                                                 \
     "smlad %[a2], %[u], %[b3], %[a2]\n\t"                                                     \
     "smlad %[a3], %[u], %[t], %[a3]\n\t"
-/* Requantize channel j of both pixels (accumulators a, b): table p, left shift w (mult x, round
- * y, right shift t, u a temporary). */
+/* Requantize channel j of both pixels (accumulators a, b, already shifted left): table p (mult
+ * x, round y, right shift t, u a temporary). */
 #define MF_PAIR_RQ(a, b, j)                                       \
     "ldr %[x], [%[p], #(16 + 4 * " #j ")]\n\t"                    \
     "ldr %[y], [%[p], #(32 + 4 * " #j ")]\n\t"                    \
     "ldr %[t], [%[p], #(48 + 4 * " #j ")]\n\t"                    \
-    "lsl %[" a "], %[" a "], %[w]\n\t"                            \
-    "lsl %[" b "], %[" b "], %[w]\n\t"                            \
     "smmlar %[u], %[" a "], %[x], %[y]\n\t"                       \
     "smmlar %[y], %[" b "], %[x], %[y]\n\t"                       \
     "add %[u], %[u], %[" a "], asr #31\n\t"                       \
@@ -147,8 +145,9 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
 {
 #if MF_ASM_LOOPS
     /* All 14 registers in the loop: the context is copied into a frame below the stack pointer
-     * ([4] the window's end, [8] the block's table, [12] A's next store, [28] the weights while
-     * requantizing). Per block beside the chunks: ~70 instructions. */
+     * ([4] the window's end, [8] the block's table, [12] A's next store, [24] where A's stores
+     * end). A block's biases are loaded at the end of the previous one, while its table pointer
+     * is live; the lone pixel is decided once a call (B's distance 0). */
     int32_t a0, a1, a2, a3, b0, b1, b2, b3;
     const uint32_t *p = (const uint32_t *)(const void *)c, *w; /* first the context */
     uint32_t x, y, t, u;
@@ -156,21 +155,19 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
         "sub sp, sp, #32\n\t"
         "ldrd %[x], %[y], [%[p], #0]\n\t"
         "strd %[x], %[y], [sp, #0]\n\t"
-        "ldrd %[x], %[y], [%[p], #8]\n\t"
-        "strd %[x], %[y], [sp, #8]\n\t"
-        "ldrd %[x], %[y], [%[p], #16]\n\t"
+        "ldrd %[x], %[y], [%[p], #16]\n\t" /* x: delta, kept */
         "strd %[x], %[y], [sp, #16]\n\t"
-        "ldrd %[x], %[y], [%[p], #24]\n\t"
-        "strd %[x], %[y], [sp, #24]\n\t"
-        "mov %[w], %[y]\n\t"
-        "10:\n\t" /* block */
-        "ldr %[t], [sp, #8]\n\t"
-        "ldrd %[a0], %[a1], [%[t]]\n\t"
-        "ldrd %[a2], %[a3], [%[t], #8]\n\t"
-        "ldrd %[p], %[x], [sp, #0]\n\t"
-        "ldr %[y], [sp, #16]\n\t"
-        "cmp %[y], #0\n\t"
+        "ldrd %[t], %[w], [%[p], #24]\n\t"
+        "ldrd %[p], %[y], [%[p], #8]\n\t" /* the table, A's store */
+        "strd %[p], %[y], [sp, #8]\n\t"
+        "add %[t], %[y], %[t], lsl #2\n\t" /* [24]: A's store after the last block */
+        "str %[t], [sp, #24]\n\t"
+        "ldrd %[a0], %[a1], [%[p]]\n\t" /* the first block's biases */
+        "ldrd %[a2], %[a3], [%[p], #8]\n\t"
+        "cmp %[x], #0\n\t"
         "beq 40f\n\t"
+        "10:\n\t" /* block: a0-a3 hold its biases */
+        "ldrd %[p], %[x], [sp, #0]\n\t"
         "mov %[b0], %[a0]\n\t"
         "mov %[b1], %[a1]\n\t"
         "mov %[b2], %[a2]\n\t"
@@ -183,10 +180,17 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
         "ldr %[x], [sp, #4]\n\t"
         "cmp %[p], %[x]\n\t"
         "bne 21b\n\t"
-        "30:\n\t" /* requantize, store */
-        "str %[w], [sp, #28]\n\t"
+        "30:\n\t" /* requantize (all eight shifted left first: x holds the shift), store */
         "ldr %[p], [sp, #8]\n\t"
-        "ldr %[w], [sp, #20]\n\t"
+        "ldr %[x], [sp, #20]\n\t"
+        "lsl %[a0], %[a0], %[x]\n\t"
+        "lsl %[a1], %[a1], %[x]\n\t"
+        "lsl %[a2], %[a2], %[x]\n\t"
+        "lsl %[a3], %[a3], %[x]\n\t"
+        "lsl %[b0], %[b0], %[x]\n\t"
+        "lsl %[b1], %[b1], %[x]\n\t"
+        "lsl %[b2], %[b2], %[x]\n\t"
+        "lsl %[b3], %[b3], %[x]\n\t"
         MF_PAIR_RQ("a0", "b0", 0) MF_PAIR_RQ("a1", "b1", 1)
         MF_PAIR_RQ("a2", "b2", 2) MF_PAIR_RQ("a3", "b3", 3)
         "bfi %[a0], %[a1], #8, #8\n\t"
@@ -195,25 +199,27 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
         "bfi %[b0], %[b2], #16, #8\n\t"
         "bfi %[a0], %[a3], #24, #8\n\t"
         "bfi %[b0], %[b3], #24, #8\n\t"
-        "add %[p], %[p], #64\n\t"
-        "str %[p], [sp, #8]\n\t"
         "ldrd %[x], %[y], [sp, #12]\n\t" /* A's store, B's distance */
         "str %[b0], [%[x], %[y]]\n\t"
         "str %[a0], [%[x]], #4\n\t"
         "str %[x], [sp, #12]\n\t"
-        "ldr %[w], [sp, #28]\n\t"
-        "ldr %[x], [sp, #24]\n\t"
-        "subs %[x], %[x], #1\n\t"
-        "str %[x], [sp, #24]\n\t"
+        "ldr %[t], [sp, #24]\n\t"
+        "cmp %[x], %[t]\n\t"
+        "beq 50f\n\t"
+        "ldrd %[a0], %[a1], [%[p], #64]!\n\t" /* the next block's table and biases */
+        "ldrd %[a2], %[a3], [%[p], #8]\n\t"
+        "str %[p], [sp, #8]\n\t"
+        "cmp %[y], #0\n\t"
         "bne 10b\n\t"
-        "b 50f\n\t"
         "40:\n\t" /* pixel A alone, a chunk a turn; then B's values are A's */
+        "ldrd %[p], %[x], [sp, #0]\n\t"
+        "41:\n\t"
         MF_PAIR_LONE4("ldr %[y], [%[p]], #32", "ldr %[u], " MF_PAIR_AT(0, 0, 1), "ldr %[b0], [%[w]], #32",
                       "ldr %[b1], [%[w], #-28]", "ldr %[b2], [%[w], #-24]", "ldr %[b3], [%[w], #-20]")
         MF_PAIR_LONE4("ldr %[y], " MF_PAIR_AT(1, 0, 0), "ldr %[u], " MF_PAIR_AT(1, 0, 1), "ldr %[b0], [%[w], #-16]",
                       "ldr %[b1], [%[w], #-12]", "ldr %[b2], [%[w], #-8]", "ldr %[b3], [%[w], #-4]")
         "cmp %[p], %[x]\n\t"
-        "bne 40b\n\t"
+        "bne 41b\n\t"
         "mov %[b0], %[a0]\n\t"
         "mov %[b1], %[a1]\n\t"
         "mov %[b2], %[a2]\n\t"
@@ -347,6 +353,31 @@ static int mf_pair_same(const mf_seg *a, int32_t na, const mf_seg *b, int32_t nb
     return 1;
 }
 
+/* Pixels q and r (r < 0: q alone, read twice) sign-extended into wide from their windows'
+ * segments: in lockstep when their runs match, else each into its half. flat (a 1x1 stride-1
+ * conv without padding): a pixel's window is its in_c bytes, the one inner run. */
+static __attribute__((noinline)) void mf_pair_read(const mf_conv2d_s8_gemm_params *p, const int8_t *input, int32_t q, int32_t r,
+                         int flat, const mf_seg *inner, int32_t n_inner, mf_seg own[2][MF_GEMM_SEGMENTS],
+                         uint32_t *wide)
+{
+    const mf_seg *sa = inner, *sb = inner;
+    const int8_t *ba = input + q * p->in_c, *bb = input + (r < 0 ? q : r) * p->in_c;
+    int32_t na = 1, nb = 1;
+    if (!flat) {
+        na = nb = mf_pair_window(p, input, q, inner, n_inner, own[0], &sa, &ba);
+        sb = sa, bb = ba;
+        if (r >= 0) {
+            nb = mf_pair_window(p, input, r, inner, n_inner, own[1], &sb, &bb);
+        }
+    }
+    if (flat || mf_pair_same(sa, na, sb, nb)) {
+        mf_pair_widen(sa, ba, sb, bb, na, wide);
+    } else {
+        mf_pair_widen1(sa, ba, na, wide);
+        mf_pair_widen1(sb, bb, nb, wide + MF_PAIR_WORD(0, 1, 0));
+    }
+}
+
 /* The staged channels of one pixel to its output: copied, or finished (clamp, epilogue). */
 MF_INLINE void mf_pair_store(const mf_conv2d_s8_gemm_params *p, const mf_epilogue_s8 *e,
                              const mf_fast_addsub *aq, int kind, const int8_t *stage, const int8_t *res,
@@ -378,6 +409,10 @@ MF_INLINE void mf_conv2d_s8_pair_body(const mf_conv2d_s8_gemm_params *p, const m
      * mf_conv2d_s8_gemm's). Otherwise through the stage. */
     const int direct = kind == MF_EP_NONE && !p->clamp && p->out_c % 4 == 0;
     mf_pair_ctx ctx;
+    /* A 1x1 stride-1 conv without padding: pixel q's window is its in_c bytes at q * in_c (no
+     * per-pixel mf_pair_window, mf_pair_same) */
+    const int flat = p->k_h == 1 && p->k_w == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_h == 0
+                     && p->pad_w == 0 && n_inner == 1 && inner[0].start == 0;
     int32_t k = 0;
     ctx.wide = wide;
     ctx.end = wide + p->depth;
@@ -388,20 +423,8 @@ MF_INLINE void mf_conv2d_s8_pair_body(const mf_conv2d_s8_gemm_params *p, const m
     while (k < total) {
         /* pixel q first, then its partner q + step (in the run's order) */
         const int32_t q = p->reverse ? total - 1 - k : k;
-        const mf_seg *sa, *sb = NULL;
-        const int8_t *ba, *bb = NULL;
-        const int32_t na = mf_pair_window(p, input, q, inner, n_inner, own[0], &sa, &ba);
         const int both = k + 1 < total;
-        int32_t nb = 0;
-        if (both) {
-            nb = mf_pair_window(p, input, q + step, inner, n_inner, own[1], &sb, &bb);
-        }
-        if (!both || mf_pair_same(sa, na, sb, nb)) { /* alone: A twice (B unread) */
-            mf_pair_widen(sa, ba, both ? sb : sa, both ? bb : ba, na, wide);
-        } else {
-            mf_pair_widen1(sa, ba, na, wide);
-            mf_pair_widen1(sb, bb, nb, wide + MF_PAIR_WORD(0, 1, 0));
-        }
+        mf_pair_read(p, input, q, both ? q + step : -1, flat, inner, n_inner, own, wide);
         ctx.sta = direct ? output + q * p->out_c : (int8_t *)stage[0];
         ctx.delta = !both ? 0 : direct ? step * p->out_c : (int32_t)sizeof stage[0];
         mf_pair_blocks(&ctx);
