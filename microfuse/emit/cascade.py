@@ -1,5 +1,5 @@
 """The C of a CASCADE (lower/cascade.py): its steps as statements, one commented kernel call per
-band and one memmove per ring move; runs of steps that differ only by rows of the cascade's input
+band and one mf_ring_keep (mf_cascade.h) per ring move; runs of steps that differ only by rows of the cascade's input
 and output (the steady state) become one `for` loop whose pointers advance by a row per pass."""
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ def view(i: int, call, places, scratch: int, view_of, cls):
                     continue  # nothing kept: the ring starts over
                 ring = prog.rings[act.t]
                 lo = scratch + ring.offset
-                stmts.append(_Stmt(f"memmove(arena + {{}}, arena + {{}}, {act.rows * ring.row_bytes}u);",
+                stmts.append(_Stmt(f"mf_ring_keep(arena + {{}}, arena + {{}}, {act.rows * ring.row_bytes}u);",
                                    f"ring '{short_name(act.t.name)}': keep {act.rows} row(s)",
                                    (lo + act.dst * ring.row_bytes, lo + act.src * ring.row_bytes, 0)))
                 continue

@@ -14,8 +14,8 @@ order of the cascade's input and output: plan/inplace.py BAND) and the checker's
   rows, summed into its scratch, and it writes its output after the last.
 - `program(op)`: the steps with the rings laid out. A ring is a linear buffer of `rows` rows
   per intermediate tensor; row r is held at position r - base. Before a member writes rows past
-  the ring's end, the rows its consumers still need are moved down to position 0 (a memmove),
-  so every kernel reads a window of consecutive rows at one pointer. A conv or depthwise reading
+  the ring's end, the rows its consumers still need are moved down to position 0 (mf_ring_keep,
+  a memmove), so every kernel reads a window of consecutive rows at one pointer. A conv or depthwise reading
   a ring (`padded`) finds padding rows there, filled with its input's zero point, above and below
   the image: every band of it has one geometry (a tap on such a row adds nothing, as TFLite's
   padding), so one params struct.
@@ -65,7 +65,7 @@ class Band:
 
 @dataclass(frozen=True)
 class Move:
-    """Ring `t`: rows at positions [src, src + rows) move down to position dst (memmove)."""
+    """Ring `t`: rows at positions [src, src + rows) move down to position dst (mf_ring_keep)."""
 
     t: Tensor
     src: int

@@ -1,6 +1,7 @@
 /* microfuse runtime: the kernels only a cascade calls (microfuse/ops/cascade.py). A cascade runs
- * its members band by band; a global AVERAGE_POOL_2D ending one reads its input a band of rows at
- * a time and keeps the per-channel int32 sums in the cascade's scratch between calls. */
+ * its members band by band and moves the rows a ring keeps down to its start (mf_ring_keep); a
+ * global AVERAGE_POOL_2D ending one reads its input a band of rows at a time and keeps the
+ * per-channel int32 sums in the cascade's scratch between calls. */
 #ifndef MF_CASCADE_H
 #define MF_CASCADE_H
 
@@ -18,5 +19,10 @@ typedef struct {
 /* Adds a band's pixels to the sums (scratch: channels int32); after the last band stores, per
  * channel, TFLM's int8 average: (sum +- count / 2) / count, clamped to the activation. */
 void mf_rowsum_s8(const mf_rowsum_s8_params *p, const int8_t *input, int8_t *output, void *scratch);
+
+/* A ring's rows [src, src + bytes) moved down to dst (dst < src; the ranges may overlap): as
+ * memmove, by whole blocks of words where the DSP cores' assembly runs and all three are
+ * word-aligned. */
+void mf_ring_keep(void *dst, const void *src, uint32_t bytes);
 
 #endif /* MF_CASCADE_H */
