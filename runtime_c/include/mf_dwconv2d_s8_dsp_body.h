@@ -336,12 +336,9 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                 if (direct && (base == NULL || held != NULL)) {
                     /* by addresses: a border pixel, or the second of a pair */
                     int8_t *dst = output + pix * out_stride;
-                    if (held != NULL) {
-                        for (ky = 0; base != NULL && ky < 9; ky++) {
-                            tap_b[ky] = (intptr_t)(base + inner[ky]);
-                        }
-                        mf_dw_pairs(tap, tap_b, NULL, 1, 0, weights, p->quant, groups, lshift, held, dst_step,
-                                    b_held);
+                    if (held != NULL) { /* an interior second pixel: the window's offsets from its base */
+                        mf_dw_pairs(tap, base != NULL ? inner : tap_b, NULL, 1, (intptr_t)base, weights, p->quant,
+                                    groups, lshift, held, dst_step, b_held);
                         held = NULL;
                     } else if (linked && xx + 1 < out_w) {
                         held = dst;
