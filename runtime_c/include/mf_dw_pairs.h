@@ -98,12 +98,21 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
         "str %[x], [sp, #116]\n\t"
         "str %[a4], [sp, #120]\n\t"
         "mov %[a2], sp\n\t"
-        "movs %[a3], #9\n\t"
-        "1:\n\t" /* the taps of A and B */
-        "ldr %[x], [%[a0]], #4\n\t"
+        "movs %[a3], #3\n\t"
+        "1:\n\t" /* the taps of A and B, three at a time (a4 - a7 are free until the first
+                    * group: six loads back to back, one cycle each behind the first) */
+        "ldr %[a4], [%[a0]], #4\n\t"
+        "ldr %[a5], [%[a0]], #4\n\t"
+        "ldr %[a6], [%[a0]], #4\n\t"
+        "ldr %[a7], [%[r]], #4\n\t"
+        "ldr %[x], [%[r]], #4\n\t"
         "ldr %[wl], [%[r]], #4\n\t"
+        "add %[a7], %[a7], %[a1]\n\t"
+        "add %[x], %[x], %[a1]\n\t"
         "add %[wl], %[wl], %[a1]\n\t"
-        "strd %[x], %[wl], [%[a2]], #8\n\t"
+        "strd %[a4], %[a7], [%[a2]], #8\n\t"
+        "strd %[a5], %[x], [%[a2]], #8\n\t"
+        "strd %[a6], %[wl], [%[a2]], #8\n\t"
         "subs %[a3], %[a3], #1\n\t"
         "bne 1b\n\t"
         "10:\n\t" /* pair: g4 its first group's offset */
