@@ -26,10 +26,11 @@
 /* `pairs` pairs of pixels of a 3x3 window, all groups (at most MF_STAGE_MAX / 4: the second
  * pixel's words wait in `held`, 4 groups bytes). A run of interior pixels: off_b == off, 9
  * offsets from a pixel's first tap, pixel i at base + i step storing to dst + i dst_step. Any
- * two pixels one after the other: pairs 1, base NULL, step 0, off and off_b their taps'
- * addresses (as mf_dw_pixels' border pixels), the second storing to dst + dst_step. */
+ * two pixels one after the other: pairs 1, base NULL, off the first's tap addresses (as
+ * mf_dw_pixels' border pixels), the second's at off_b + step (its addresses and step 0, or the
+ * window's offsets and its first tap's address: no list to build), storing to dst + dst_step. */
 MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int8_t *base, int32_t pairs,
-                           int32_t step,
+                           intptr_t step,
                            const uint32_t *w, const int32_t *qb, int32_t groups, int32_t lshift,
                            int8_t *dst, int32_t dst_step, uint32_t *held)
 {
@@ -40,7 +41,7 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
      * qb [108] w [112] the pair's dst [116] 2 dst_step [120] 4 groups [124] B's dst (held, or
      * A's + dst_step) less the first group offset [128] held (NULL: B stores straight out)
      * [132] w while it is the requantization's scratch. */
-    int32_t a0 = (int32_t)(uintptr_t)off, a1 = step, a2 = pairs, a3 = (int32_t)(uintptr_t)qb;
+    int32_t a0 = (int32_t)(uintptr_t)off, a1 = (int32_t)step, a2 = pairs, a3 = (int32_t)(uintptr_t)qb;
     int32_t a4 = 4 * groups, a5 = 0, a6 = (int32_t)(uintptr_t)dst, a7 = dst_step;
     int32_t g4 = (int32_t)(uintptr_t)base, x = (int32_t)(uintptr_t)held, r = (int32_t)(uintptr_t)off_b;
     int32_t wl, wo;
@@ -97,12 +98,21 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
         "str %[x], [sp, #116]\n\t"
         "str %[a4], [sp, #120]\n\t"
         "mov %[a2], sp\n\t"
-        "movs %[a3], #9\n\t"
-        "1:\n\t" /* the taps of A and B */
-        "ldr %[x], [%[a0]], #4\n\t"
+        "movs %[a3], #3\n\t"
+        "1:\n\t" /* the taps of A and B, three at a time (a4 - a7 are free until the first
+                    * group: six loads back to back, one cycle each behind the first) */
+        "ldr %[a4], [%[a0]], #4\n\t"
+        "ldr %[a5], [%[a0]], #4\n\t"
+        "ldr %[a6], [%[a0]], #4\n\t"
+        "ldr %[a7], [%[r]], #4\n\t"
+        "ldr %[x], [%[r]], #4\n\t"
         "ldr %[wl], [%[r]], #4\n\t"
+        "add %[a7], %[a7], %[a1]\n\t"
+        "add %[x], %[x], %[a1]\n\t"
         "add %[wl], %[wl], %[a1]\n\t"
-        "strd %[x], %[wl], [%[a2]], #8\n\t"
+        "strd %[a4], %[a7], [%[a2]], #8\n\t"
+        "strd %[a5], %[x], [%[a2]], #8\n\t"
+        "strd %[a6], %[wl], [%[a2]], #8\n\t"
         "subs %[a3], %[a3], #1\n\t"
         "bne 1b\n\t"
         "10:\n\t" /* pair: g4 its first group's offset */
@@ -193,10 +203,11 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
 #else
     (void)held;
     if (off_b == off) {
-        mf_dw_pixels(off, 9, base, 0, w, qb, groups, lshift, dst, 2 * pairs, step, dst_step);
+        mf_dw_pixels(off, 9, base, 0, w, qb, groups, lshift, dst, 2 * pairs, (int32_t)step, dst_step);
     } else {
         mf_dw_pixels(off, 9, base, 0, w, qb, groups, lshift, dst, 1, 0, 0);
-        mf_dw_pixels(off_b, 9, base, 0, w, qb, groups, lshift, dst + dst_step, 1, 0, 0);
+        mf_dw_pixels(off_b, 9, (const int8_t *)((uintptr_t)base + (uintptr_t)step), 0, w, qb, groups, lshift,
+                     dst + dst_step, 1, 0, 0);
     }
 #endif
 }

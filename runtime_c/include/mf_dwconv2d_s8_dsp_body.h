@@ -256,7 +256,8 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
 {
     const int32_t c = p->in_c, groups = c / 4, taps = p->k_h * p->k_w;
     const int32_t k_h = p->k_h, k_w = p->k_w, out_h = p->out_h, out_w = p->out_w;
-    const int32_t row_bytes = p->in_w * c;
+    const int32_t row_bytes = p->in_w * c, dil_w = p->dilation_w;
+    const uint32_t in_w = (uint32_t)p->in_w;
     const int32_t span_h = (k_h - 1) * p->dilation_h, span_w = (k_w - 1) * p->dilation_w;
     const intptr_t zrow = (intptr_t)p->zrow;
     const int32_t lshift = p->lshift, clamp = p->clamp, lo = p->act_min, hi = p->act_max;
@@ -320,12 +321,14 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                 if (rows_in && x0 >= 0 && x0 + span_w < p->in_w) {
                     base = rows[0] + x0 * c;
                 } else {
+                    /* in_w a local: the list's stores could alias p's fields, which the loop
+                     * would reload per tap; ix < 0 wraps above in_w, one unsigned compare */
                     intptr_t *tp = list;
                     for (ky = 0; ky < k_h; ky++) {
                         const int8_t *row = rows[ky];
-                        for (kx = 0; kx < k_w; kx++) {
-                            const int32_t ix = x0 + kx * p->dilation_w;
-                            *tp++ = row != NULL && ix >= 0 && ix < p->in_w ? (intptr_t)(row + ix * c) : zrow;
+                        int32_t ix = x0;
+                        for (kx = 0; kx < k_w; kx++, ix += dil_w) {
+                            *tp++ = row != NULL && (uint32_t)ix < in_w ? (intptr_t)(row + ix * c) : zrow;
                         }
                     }
                     taps_at = list;
@@ -333,12 +336,9 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                 if (direct && (base == NULL || held != NULL)) {
                     /* by addresses: a border pixel, or the second of a pair */
                     int8_t *dst = output + pix * out_stride;
-                    if (held != NULL) {
-                        for (ky = 0; base != NULL && ky < 9; ky++) {
-                            tap_b[ky] = (intptr_t)(base + inner[ky]);
-                        }
-                        mf_dw_pairs(tap, tap_b, NULL, 1, 0, weights, p->quant, groups, lshift, held, dst_step,
-                                    b_held);
+                    if (held != NULL) { /* an interior second pixel: the window's offsets from its base */
+                        mf_dw_pairs(tap, base != NULL ? inner : tap_b, NULL, 1, (intptr_t)base, weights, p->quant,
+                                    groups, lshift, held, dst_step, b_held);
                         held = NULL;
                     } else if (linked && xx + 1 < out_w) {
                         held = dst;
