@@ -23,10 +23,9 @@ from ..ops.common import window_kernel, window_pads
 from .call import Call, largest
 from .common import per_tensor_int8
 from .control import ControlSpec
-from .kernels import KernelSpec, declare, make
+from .kernels import HELPERS, KernelSpec, declare, make
 from .registry import lowering
 
-RING_FILE = "mf_ring_keep.c"  # mf_ring_keep: the rings' moves (emit/cascade.py)
 SPEC = ControlSpec("mf_cascade", "", "", access=casc.BAND)
 declare({"mf_rowsum_s8_params": ("pixels", "channels", "start", "finish", "count", "act_min", "act_max")},
         KernelSpec("mf_rowsum_s8", "mf_rowsum_s8_params", "mf_rowsum_s8.c"))
@@ -45,7 +44,8 @@ class CascadeCall(Call):
     @property
     def files(self) -> tuple[str, ...]:
         moves = any(isinstance(act, casc.Move) and act.rows for step in self.program.steps for act, _ in step)
-        return tuple(sorted({f for c in self.bands.values() for f in c.files} | ({RING_FILE} if moves else set())))
+        ring = {HELPERS["mf_ring_keep"]} if moves else set()
+        return tuple(sorted({f for c in self.bands.values() for f in c.files} | ring))
 
     @property
     def sizes(self) -> dict[str, int]:

@@ -339,6 +339,8 @@ DEFAULTS: dict[str, dict[str, object]] = {
 }
 
 SPECS: dict[str, KernelSpec] = {s.name: s for s in _SPECS}
+# Runtime functions the emitted code calls that are no kernel (no params struct, no op): their files
+HELPERS: dict[str, str] = {"mf_ring_keep": "mf_ring_keep.c"}  # a cascade ring's move (emit/cascade.py)
 
 
 def declare(params: dict[str, tuple], *specs: KernelSpec, defaults: dict | None = None) -> None:
