@@ -21,11 +21,15 @@ PAIR_WIDE = 576  # MF_PAIR_WIDE's bound: window values of a pixel in the sign-ex
 # build sets MF_PAIR_WIDE to its largest paired window, pair_sizes; every pixel goes through it, a
 # lone one too: a bigger window keeps mf_conv2d_s8_gemm)
 # In-channel bounds: one pass per block of 4 channels makes even a 1x1 conv on 8 channels cheaper
-# paired than through mf_fast_blocks, but a model whose only such conv is that small (the tiny
-# example's 8->16) then links both kernels, +5 KB of flash: from 16 (VWW's 16->32 pointwise pairs).
+# paired than through mf_fast_blocks, but a model whose only such conv is small (the tiny example's
+# 8->16, 8 pixels a row) then links both kernels, +5 KB of flash: from 16 (VWW's 16->32 pointwise
+# pairs), and from 8 where an output row takes at least WIDE_ROW_MACS (VWW's 8->16 at 48x48, 6 K a
+# row: 14.75 -> 14.24 M est. M4 cycles, its firmware 1.4 KB smaller without the gemm kernel). A row,
+# not the whole conv: a cascade lowers its members a band of rows at a time.
 # A strided 1x1 conv on fewer than 32 keeps the gemm kernel: IC's 16->32 shortcut paired takes the
 # default build's plan 1 KB more arena.
-MIN_IN_C_1X1, MIN_IN_C, MIN_IN_C_STRIDED_1X1 = 16, 16, 32
+MIN_IN_C_1X1, MIN_IN_C, MIN_IN_C_STRIDED_1X1, MIN_IN_C_WIDE_1X1 = 16, 16, 32, 8
+WIDE_ROW_MACS = 4096
 
 
 def pair_fits(op: Op, level: str) -> bool:
@@ -34,8 +38,10 @@ def pair_fits(op: Op, level: str) -> bool:
     which this kernel shares)."""
     _, kh, kw, ic = op.inputs[1].shape
     strided = op.attrs.stride_h > 1 or op.attrs.stride_w > 1
-    least = MIN_IN_C if kh * kw > 1 else MIN_IN_C_STRIDED_1X1 if strided else MIN_IN_C_1X1
     pixels = int(np.prod(op.outputs[0].shape[:-1]))  # one pixel alone: the gemm's loop is cheaper
+    wide = op.outputs[0].shape[2] * ic * op.outputs[0].shape[-1] >= WIDE_ROW_MACS
+    least = MIN_IN_C if kh * kw > 1 else MIN_IN_C_STRIDED_1X1 if strided else \
+        MIN_IN_C_WIDE_1X1 if wide else MIN_IN_C_1X1
     if ic % 8 or ic < least or kh * kw * ic > PAIR_WIDE or op.attrs.dilation_w != 1 or pixels < 2 \
             or not fast.conv_gemm_fits(op, level):
         return False

@@ -135,6 +135,19 @@ def test_pair_fits_only_eight_channel_runs_and_a_stage_of_both_pixels():
         assert not fast_gemm.pair_fits(op, "balanced")
 
 
+def test_a_pointwise_conv_on_eight_channels_pairs_only_where_its_rows_are_wide():
+    """8 -> 16 at 48 pixels a row (VWW's, 6 K MACs a row) pairs; at 8 a row (the tiny example's) it
+    keeps the gemm kernel, which a model with no other paired conv links anyway (5 KB less flash)."""
+    rng = np.random.default_rng(SEED)
+    for width, pairs in ((48, True), (8, False)):
+        x = Tensor("input", (1, 2, width, 8), DType.INT8, act_quant(rng))
+        wq = weight_quant(rng, 16, 0, True)
+        wt = Tensor("weights", (16, 1, 1, 8), DType.INT8, wq, int8_weights(rng, (16, 1, 1, 8)))
+        y = Tensor("output", (), DType.INT8, out_quant(rng, x.quant, wq, 8))
+        op = single_op("CONV_2D", [x, wt, None], y, ConvAttrs("VALID", 1, 1, "RELU", 1, 1)).ops[0]
+        assert fast_gemm.pair_fits(op, "balanced") == pairs, width
+
+
 def test_a_build_sizes_the_window_buffer_by_its_largest_paired_window(tmp_path):
     """mf_config.h defines MF_PAIR_WIDE as the build's largest paired window (the stack buffer), not
     the kernel's bound; a build without the pair kernel leaves the bound."""
