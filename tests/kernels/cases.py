@@ -77,6 +77,18 @@ def single_op(kind: str, operands: list[Tensor | None], out: Tensor, attrs) -> G
     return graph
 
 
+def random_conv(rng: np.random.Generator, in_hw: tuple[int, int], weights: tuple[int, int, int, int], attrs) -> Graph:
+    """A one-CONV_2D graph on random int8 data: weights (oc, kh, kw, ic), a batch of 1 or 2, per-channel
+    weight scales most of the time, a bias most of the time."""
+    oc, kh, kw, ic = weights
+    xq, wq = act_quant(rng), weight_quant(rng, oc, 0, rng.random() < 0.7)
+    x = Tensor("input", (int(rng.choice([1, 1, 2])), *in_hw, ic), DType.INT8, xq)
+    wt = Tensor("weights", weights, DType.INT8, wq, int8_weights(rng, weights))
+    b = int32_bias(rng, oc, xq, wq) if rng.random() < 0.8 else None
+    y = Tensor("output", (), DType.INT8, out_quant(rng, xq, wq, kh * kw * ic))
+    return single_op("CONV_2D", [x, wt, b], y, attrs)
+
+
 def geometry(rng: np.random.Generator) -> dict:
     """Random window geometry whose output is not empty."""
     while True:

@@ -35,6 +35,24 @@ class Scenario:
         return max(ends + [self.out_offset + self.want.nbytes])
 
 
+def tflm_case(graph, seed: int) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """One sampled input (seeded) per graph input and TFLM's int8 outputs for it, by tensor name."""
+    from microfuse.testing import inputs
+    from tests.harness import reference
+
+    feed = inputs.sample(graph.inputs, np.random.default_rng(seed))
+    (tflm,) = reference(graph, [feed])
+    return ({t.name: x for t, x in zip(graph.inputs, feed)},
+            {t.name: np.asarray(o).astype(np.int8) for t, o in zip(graph.outputs, tflm)})
+
+
+def picked(calls: list[Call], data: dict[str, np.ndarray], want: dict[str, np.ndarray], pick) -> list[Scenario]:
+    """The scenarios of every call `pick` selects, each labelled with its kernel and op."""
+    return [run for call in calls if pick(call)
+            for run in scenarios(call, [data[t.name] for t in call.inputs], want[call.outputs[0].name],
+                                 f"{call.kernel} {call.sources[0].name}")]
+
+
 def _up(x: int, align: int = 16) -> int:
     return -(-x // align) * align
 

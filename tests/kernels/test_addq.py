@@ -16,10 +16,9 @@ from microfuse.ir import DType, Graph, Op, Quant, Tensor
 from microfuse.lower import ConstArray, fast
 from microfuse.ops.attrs import ActivationAttrs, ConvAttrs, DepthwiseAttrs, FullyConnectedAttrs
 from microfuse.quant import quantize_multiplier
-from microfuse.testing import inputs
 from microfuse.testing.modelgen import merge
 from microfuse.testing.stages import lowered
-from tests.harness import always_fuse, case_count, on_qemu, reference  # noqa: F401 (a fixture)
+from tests.harness import always_fuse, case_count, on_qemu  # noqa: F401 (a fixture)
 from tests.kernels import placements
 from tests.kernels.cases import act_quant, int8_weights, int32_bias, out_quant, single_op, weight_quant
 
@@ -72,18 +71,9 @@ def add_graph(rng, i: int) -> Graph:
 def prepared(count_local: int, count_ci: int = 36):
     rng = np.random.default_rng(SEED)
     graph = merge([add_graph(rng, i) for i in range(case_count(count_local, count_ci))], "addq")
-    feed = inputs.sample(graph.inputs, np.random.default_rng(SEED + 1))
-    data = {t.name: x for t, x in zip(graph.inputs, feed)}
-    (tflm,) = reference(graph, [feed])
-    want = {t.name: np.asarray(o).astype(np.int8) for t, o in zip(graph.outputs, tflm)}
+    data, want = placements.tflm_case(graph, SEED + 1)
     calls = lowered(graph)
-    runs = []
-    for call in calls:
-        if isinstance(call.params.get("k.addq"), ConstArray):
-            label = f"{call.kernel} {call.sources[0].name}"
-            runs += placements.scenarios(call, [data[t.name] for t in call.inputs],
-                                         want[call.outputs[0].name], label)
-    return calls, runs
+    return calls, placements.picked(calls, data, want, lambda c: isinstance(c.params.get("k.addq"), ConstArray))
 
 
 def linear(calls) -> list[int]:

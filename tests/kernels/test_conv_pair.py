@@ -11,13 +11,12 @@ import numpy as np
 from microfuse.ir import DType, Graph, Tensor
 from microfuse.lower import fast_gemm
 from microfuse.ops.attrs import ConvAttrs
-from microfuse.testing import inputs
 from microfuse.testing.modelgen import merge
 from microfuse.testing.stages import lowered
 from tests.conftest import REPO
-from tests.harness import always_fuse, case_count, on_qemu, reference  # noqa: F401 (a fixture)
+from tests.harness import always_fuse, case_count, on_qemu  # noqa: F401 (a fixture)
 from tests.kernels import placements
-from tests.kernels.cases import (ACTIVATIONS, act_quant, int8_weights, int32_bias, out_quant, single_op,
+from tests.kernels.cases import (ACTIVATIONS, act_quant, int8_weights, out_quant, random_conv, single_op,
                                  weight_quant)
 from tests.kernels.test_fast_kernels import EPILOGUES, suffix, with_epilogue
 
@@ -47,13 +46,7 @@ def pair_graph(rng, i: int) -> Graph:
     if i % 16 == 0:  # no epilogue (EPILOGUES[0]) nor clamp: more channels than the stage holds
         oc, act, h, w = fast_gemm.PAIR_OUT_MAX + 8, "NONE", min(h, 3), min(w, 3)
     attrs = ConvAttrs(padding, sw, sh, act, 1, dilation_h)
-    xq, wq = act_quant(rng), weight_quant(rng, oc, 0, rng.random() < 0.7)
-    wshape = (oc, kh, kw, ic)
-    x = Tensor("input", (int(rng.choice([1, 1, 2])), h, w, ic), DType.INT8, xq)
-    wt = Tensor("weights", wshape, DType.INT8, wq, int8_weights(rng, wshape))
-    b = int32_bias(rng, oc, xq, wq) if rng.random() < 0.8 else None
-    y = Tensor("output", (), DType.INT8, out_quant(rng, xq, wq, kh * kw * ic))
-    return single_op("CONV_2D", [x, wt, b], y, attrs)
+    return random_conv(rng, (h, w), (oc, kh, kw, ic), attrs)
 
 
 def prepared(count_local: int, count_ci: int = 24):
@@ -61,18 +54,9 @@ def prepared(count_local: int, count_ci: int = 24):
     n = case_count(count_local, count_ci)
     graph = merge([with_epilogue(rng, pair_graph(rng, i), EPILOGUES[i % len(EPILOGUES)])
                    for i in range(n)], "pair")
-    feed = inputs.sample(graph.inputs, np.random.default_rng(SEED + 1))
-    data = {t.name: x for t, x in zip(graph.inputs, feed)}
-    (tflm,) = reference(graph, [feed])
-    want = {t.name: np.asarray(o).astype(np.int8) for t, o in zip(graph.outputs, tflm)}
+    data, want = placements.tflm_case(graph, SEED + 1)
     calls = lowered(graph)
-    runs = []
-    for call in calls:
-        if call.kernel.startswith(KERNEL):
-            label = f"{call.kernel} {call.sources[0].name}"
-            runs += placements.scenarios(call, [data[t.name] for t in call.inputs],
-                                         want[call.outputs[0].name], label)
-    return calls, runs
+    return calls, placements.picked(calls, data, want, lambda c: c.kernel.startswith(KERNEL))
 
 
 def test_pair_conv_matches_tflm_on_host_in_overlapping_arenas(tmp_path, always_fuse):

@@ -13,10 +13,9 @@ import numpy as np
 
 from microfuse.ir import DType, Graph, Tensor
 from microfuse.ops.attrs import DepthwiseAttrs
-from microfuse.testing import inputs
 from microfuse.testing.modelgen import merge
 from microfuse.testing.stages import lowered
-from tests.harness import on_qemu, reference
+from tests.harness import on_qemu
 from tests.kernels import placements
 from tests.kernels.cases import act_quant, int8_weights, int32_bias, out_quant, single_op, weight_quant
 
@@ -55,18 +54,11 @@ def prepared():
     """The cases, each one call, and the arena scenarios of every call with TFLM's outputs."""
     rng = np.random.default_rng(SEED)
     graph = merge([dw_graph(rng, c) for c in DW], "dw3x3")
-    feed = inputs.sample(graph.inputs, np.random.default_rng(SEED + 1))
-    data = {t.name: x for t, x in zip(graph.inputs, feed)}
-    (tflm,) = reference(graph, [feed])
-    want = {t.name: np.asarray(o).astype(np.int8) for t, o in zip(graph.outputs, tflm)}
+    data, want = placements.tflm_case(graph, SEED + 1)
     calls = lowered(graph)
     assert [c.kernel for c in calls] == ["mf_dwconv2d_s8_dsp"] * len(DW)
     assert all(c.params["clamp"] == 0 for c in calls)
-    runs = []
-    for call in calls:
-        operands = [data[t.name] for t in call.inputs]
-        runs += placements.scenarios(call, operands, want[call.outputs[0].name], call.kernel)
-    return runs
+    return placements.picked(calls, data, want, lambda c: True)
 
 
 def test_3x3_stride1_paths_match_tflm_on_host(tmp_path):

@@ -17,11 +17,10 @@ import pytest
 from microfuse.ir import DType, Graph, Tensor
 from microfuse.lower import mve
 from microfuse.ops.attrs import ConvAttrs, DepthwiseAttrs
-from microfuse.testing import inputs
 from microfuse.testing.modelgen import merge
 from microfuse.testing.programs import RUNTIME, STRICT
 from microfuse.testing.stages import lowered
-from tests.harness import always_fuse, case_count, on_qemu, reference  # noqa: F401 (a fixture)
+from tests.harness import always_fuse, case_count, on_qemu  # noqa: F401 (a fixture)
 from tests.kernels import placements
 from tests.kernels.cases import (act_quant, geometry, int8_weights, int32_bias, out_quant, single_op,
                                  weight_quant)
@@ -80,10 +79,7 @@ def prepared(count_local: int, count_ci: int = 30):
     n = case_count(count_local, count_ci)
     graph = merge([with_epilogue(rng, make(rng, i), EPILOGUES[i % len(EPILOGUES)])
                    for make in (conv16_graph, dw8_graph) for i in range(n)], "mve16")
-    feed = inputs.sample(graph.inputs, np.random.default_rng(SEED + 1))
-    data = {t.name: x for t, x in zip(graph.inputs, feed)}
-    (tflm,) = reference(graph, [feed])
-    want = {t.name: np.asarray(o).astype(np.int8) for t, o in zip(graph.outputs, tflm)}
+    data, want = placements.tflm_case(graph, SEED + 1)
     calls = [c for c in lowered(graph, core="cortex-m55") if mve.lanes16(c.params)]
     assert len(calls) >= 0.8 * len(graph.outputs), "most cases should take the 16-lane layout"
     runs = []
