@@ -121,6 +121,13 @@ typedef struct {
     "sxtb16 %[b3], %[b3]\n\t"                                                                 \
     "smlad %[a2], %[u], %[b3], %[a2]\n\t"                                                     \
     "smlad %[a3], %[u], %[t], %[a3]\n\t"
+/* Pixel A alone, one chunk of 8 values (32 MACs), both pointers post-incremented by the first loads. */
+#define MF_PAIR_LONE_CHUNK                                                                               \
+    MF_PAIR_LONE4("ldr %[y], [%[p]], #32", "ldr %[u], " MF_PAIR_AT(0, 0, 1), "ldr %[b0], [%[w]], #32",  \
+                  "ldr %[b1], [%[w], #-28]", "ldr %[b2], [%[w], #-24]", "ldr %[b3], [%[w], #-20]")      \
+    MF_PAIR_LONE4("ldr %[y], " MF_PAIR_AT(1, 0, 0), "ldr %[u], " MF_PAIR_AT(1, 0, 1),                    \
+                  "ldr %[b0], [%[w], #-16]", "ldr %[b1], [%[w], #-12]", "ldr %[b2], [%[w], #-8]",       \
+                  "ldr %[b3], [%[w], #-4]")
 /* Requantize channel j of both pixels (accumulators a, b, already shifted left): table p (mult
  * x, round y, right shift t, u a temporary). */
 #define MF_PAIR_RQ(a, b, j)                                       \
@@ -216,13 +223,14 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
         "str %[p], [sp, #8]\n\t"
         "cmp %[y], #0\n\t"
         "bne 10b\n\t"
-        "40:\n\t" /* pixel A alone, a chunk a turn; then B's values are A's */
+        "40:\n\t" /* pixel A alone, two chunks a turn (an odd count enters at the second); then
+                     * B's values are A's */
         "ldrd %[p], %[x], [sp, #0]\n\t"
-        "41:\n\t"
-        MF_PAIR_LONE4("ldr %[y], [%[p]], #32", "ldr %[u], " MF_PAIR_AT(0, 0, 1), "ldr %[b0], [%[w]], #32",
-                      "ldr %[b1], [%[w], #-28]", "ldr %[b2], [%[w], #-24]", "ldr %[b3], [%[w], #-20]")
-        MF_PAIR_LONE4("ldr %[y], " MF_PAIR_AT(1, 0, 0), "ldr %[u], " MF_PAIR_AT(1, 0, 1), "ldr %[b0], [%[w], #-16]",
-                      "ldr %[b1], [%[w], #-12]", "ldr %[b2], [%[w], #-8]", "ldr %[b3], [%[w], #-4]")
+        "sub %[t], %[x], %[p]\n\t"
+        "tst %[t], #32\n\t"
+        "bne 42f\n\t"
+        "41:\n\t" MF_PAIR_LONE_CHUNK
+        "42:\n\t" MF_PAIR_LONE_CHUNK
         "cmp %[p], %[x]\n\t"
         "bne 41b\n\t"
         "mov %[b0], %[a0]\n\t"
