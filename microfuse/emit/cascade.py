@@ -1,6 +1,7 @@
 """The C of a CASCADE (lower/cascade.py): its steps as statements, one commented kernel call per
-band and one mf_ring_keep (mf_cascade.h) per ring move; runs of steps that differ only by rows of the cascade's input
-and output (the steady state) become one `for` loop whose pointers advance by a row per pass."""
+band and one mf_ring_keep (mf_cascade.h) per ring move; runs of steps that differ only by rows of
+the cascade's input and output (the steady state) become one `for` loop whose pointers advance by
+a row per pass."""
 
 from __future__ import annotations
 

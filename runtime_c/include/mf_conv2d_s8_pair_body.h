@@ -372,9 +372,8 @@ static int mf_pair_same(const mf_seg *a, int32_t na, const mf_seg *b, int32_t nb
 /* Pixels q and r (r < 0: q alone, read twice) sign-extended into wide from their windows'
  * segments: in lockstep when their runs match, else each into its half. flat (a 1x1 stride-1
  * conv without padding): a pixel's window is its in_c bytes, the one inner run. */
-static __attribute__((noinline)) void mf_pair_read(const mf_conv2d_s8_gemm_params *p, const int8_t *input, int32_t q, int32_t r,
-                         int flat, const mf_seg *inner, int32_t n_inner, mf_seg own[2][MF_GEMM_SEGMENTS],
-                         uint32_t *wide)
+MF_HELPER void mf_pair_read(const mf_conv2d_s8_gemm_params *p, const int8_t *input, int32_t q, int32_t r, int flat,
+                            const mf_seg *inner, int32_t n_inner, mf_seg own[2][MF_GEMM_SEGMENTS], uint32_t *wide)
 {
     const mf_seg *sa = inner, *sb = inner;
     const int8_t *ba = input + q * p->in_c, *bb = input + (r < 0 ? q : r) * p->in_c;
