@@ -17,6 +17,7 @@ import pytest
 from microfuse import oracle
 from microfuse.pipeline import Options
 from microfuse.ir import Graph
+from microfuse.lower import fast
 from microfuse.passes import cost
 from microfuse.testing import inputs, programs, stages
 from microfuse.testing.compare import FLOAT_ATOL, FLOAT_RTOL, difference, first_difference
@@ -49,6 +50,13 @@ def on_qemu(test):
 def case_count(local: int, ci: int = 30) -> int:
     """How many random cases a suite runs: the CI count (at least 30 per op) under CI=true."""
     return ci if CI else local
+
+
+@pytest.fixture
+def dense_fast(monkeypatch):
+    """Every dense layer the DSP kernel fits takes it, however few its MACs: the random cases
+    are smaller than the heads lower/fast.py DENSE_MACS_MIN leaves to the reference kernel."""
+    monkeypatch.setattr(fast, "DENSE_MACS_MIN", 0)
 
 
 @pytest.fixture

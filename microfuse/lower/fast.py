@@ -419,11 +419,19 @@ def dw_prepare(op: Op, ref: dict) -> dict:
 
 # -- FULLY_CONNECTED: mf_fc_s8_dsp --------------------------------------------------------------
 
+# A dense layer takes mf_fc_s8_dsp from this many MACs on. Below, its code (with mf_fast_blocks,
+# about 1.8 KB) costs more than the cycles it saves: a conv model's classifier head (KWS 768 MACs,
+# VWW 512, IC 640) runs the reference kernel, ~3 K cycles slower, 1.5 KB smaller.
+DENSE_MACS_MIN = 1024
+
+
 def fc_fits(op: Op, level: str) -> bool:
-    depth = op.inputs[1].shape[1]
+    units, depth = op.inputs[1].shape
     rows = op.inputs[0].elements // depth
     if not enabled(level) or not word_aligned(op) or (depth % 4 and rows > 1):
         return False  # every row must start on a word boundary
+    if rows * depth * units < DENSE_MACS_MIN:
+        return False
     table = fc_table(op)
     return table is not None and quant_blocks(table) is not None
 

@@ -13,7 +13,7 @@ from microfuse.ir import DType, Graph, Tensor
 from microfuse.ops.attrs import DepthwiseAttrs, FullyConnectedAttrs
 from microfuse.testing.modelgen import merge
 from microfuse.testing.stages import lowered
-from tests.harness import on_qemu
+from tests.harness import dense_fast, on_qemu  # noqa: F401 (a fixture)
 from tests.kernels import placements
 from tests.kernels.cases import act_quant, int8_weights, int32_bias, out_quant, single_op, weight_quant
 
@@ -77,12 +77,12 @@ def prepared():
     return placements.picked(calls, data, want, lambda c: True)
 
 
-def test_interior_runs_and_whole_chunk_rows_match_tflm_on_host(tmp_path):
+def test_interior_runs_and_whole_chunk_rows_match_tflm_on_host(tmp_path, dense_fast):
     failures = placements.run(prepared(), tmp_path)
     assert not failures, "\n".join(failures)
 
 
 @on_qemu
-def test_interior_runs_and_whole_chunk_rows_match_tflm_under_qemu_m4(tmp_path):
+def test_interior_runs_and_whole_chunk_rows_match_tflm_under_qemu_m4(tmp_path, dense_fast):
     failures = placements.run(prepared(), tmp_path, "qemu-mps2-an386")
     assert not failures, "\n".join(failures)

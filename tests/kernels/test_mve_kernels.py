@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from microfuse.testing.programs import RUNTIME, STRICT
-from tests.harness import always_fuse, on_qemu  # noqa: F401 (a fixture)
+from tests.harness import always_fuse, dense_fast, on_qemu  # noqa: F401 (fixtures)
 from tests.kernels import placements
 from test_fast_kernels import FAST, MLPERF, check_mlperf_on, prepared, variants
 
@@ -40,7 +40,7 @@ def test_m55_build_takes_the_helium_path(tmp_path, source, wanted):
 
 
 @on_qemu
-def test_fast_kernels_match_tflm_under_qemu_m55_in_overlapping_arenas(tmp_path, always_fuse):
+def test_fast_kernels_match_tflm_under_qemu_m55_in_overlapping_arenas(tmp_path, always_fuse, dense_fast):
     """The Helium path on Cortex-M55: every kernel and variant, forward and backward placements."""
     calls, runs = prepared(6, 30)
     assert set(FAST) <= variants(calls)
