@@ -10,7 +10,9 @@ from microfuse.ir import DType, Tensor
 from microfuse.ops.attrs import PoolAttrs
 from microfuse.testing import inputs, modelgen
 from microfuse.testing.stages import lower
-from tests.harness import Case, case_count, check_cases, check_graph, failures, run_cases
+from microfuse.tflite.writer import write
+from microfuse.verify import verify
+from tests.harness import QEMU, Case, case_count, check_cases, check_graph, failures, run_cases
 from tests.kernels.cases import (ACTIVATIONS, act_quant, corpus_cases, feed, single_op)
 
 SEED = 31
@@ -107,3 +109,26 @@ def test_mac_chain_through_the_whole_pipeline(dtype):
     x = net.op("FULLY_CONNECTED", [x, net.weights((5, 12), 12, 0), net.bias(5)], FullyConnectedAttrs())
     graph = net.finish([x], dtype)
     check_graph(graph, rng, samples=3, options=Options())
+
+
+def lane_pools(rng: np.random.Generator):
+    """Global int8 average pools about the int16 lane limit (mf_pool_body.h MF_POOL_LANE_TAPS):
+    16x16 = 256 taps summed four channels at a time, 16x17 = 272 channel by channel; channels
+    4-7, so a pixel has a group of four and up to three single channels."""
+    graphs = []
+    for h, w, c in ((16, 16, 6), (16, 17, 5), (16, 16, 4), (3, 3, 7)):
+        q = act_quant(rng)
+        x = Tensor("input", (1, h, w, c), DType.INT8, q)
+        graphs.append(single_op("AVERAGE_POOL_2D", [x], Tensor("output", (), DType.INT8, q),
+                                PoolAttrs("VALID", 1, 1, w, h, "NONE")))
+    return modelgen.merge(graphs, "lanes")
+
+
+@pytest.mark.parametrize("board", ["host", pytest.param("qemu-mps2-an386", marks=QEMU)])
+def test_average_pool_sums_four_channels_in_int16_lanes_up_to_256_taps(board, tmp_path):
+    """The default build, extreme inputs included (verify's all -128 and all 127 samples: the
+    lanes' bounds), on the host's C path and the Cortex-M4's SXTAB16."""
+    model = tmp_path / "lanes.tflite"
+    model.write_bytes(write(lane_pools(np.random.default_rng(SEED))))
+    verdict, _, _ = verify(model, board, n=2, seed=SEED)
+    assert verdict.ok, verdict.line(False)
