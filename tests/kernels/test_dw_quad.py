@@ -70,3 +70,10 @@ def test_3x3_stride1_paths_match_tflm_on_host(tmp_path):
 def test_3x3_stride1_paths_match_tflm_under_qemu_m4(tmp_path):
     failures = placements.run(prepared(), tmp_path, "qemu-mps2-an386")
     assert not failures, "\n".join(failures)
+
+
+@on_qemu
+def test_3x3_stride1_paths_match_tflm_under_qemu_m7(tmp_path):
+    """The same assembly built for the Cortex-M7 (mps2-an500)."""
+    failures = placements.run(prepared(), tmp_path, "qemu-mps2-an500")
+    assert not failures, "\n".join(failures)
