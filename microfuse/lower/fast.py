@@ -382,6 +382,17 @@ def dw_fits(op: Op, level: str) -> bool:
     return fields is not None and fields["lshift"] <= DW_FOLD_MAX
 
 
+def dw_sizes(params: dict) -> dict[str, int]:
+    """MF_DW_QUADS for a build with a 3x3 call, stride and dilation 1 along the row, stored straight
+    out (no clamp), whose rows hold a run of four interior pixels or more (mf_dw_quads.h: the other
+    builds, KWS's five-wide rows among them, do not link it)."""
+    p = params
+    if (p["k_h"], p["k_w"], p["stride_w"], p["dilation_w"], p["clamp"]) != (3, 3, 1, 1, 0):
+        return {}
+    x_lo, x_hi = p["pad_w"], min(p["in_w"] - 3 + p["pad_w"] + 1, p["out_w"])  # mf_dwconv2d_s8_dsp_loop's
+    return {"MF_DW_QUADS": 1} if x_hi - x_lo >= 4 else {}
+
+
 def dw_words(taps: np.ndarray) -> np.ndarray:
     """The int8 layout (Helium's mf_dw_pixel_mve): words [group][tap][4 channels]."""
     c, t = taps.shape

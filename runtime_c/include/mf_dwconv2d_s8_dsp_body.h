@@ -38,6 +38,12 @@
  * int16 lanes (w0, w2), (w1, w3), all shifted left by lshift: the kernels skip the shift); else
  * dw_words' int8 words (Helium, which never gets the flag) */
 #define MF_W16 128
+/* 1 in builds with a 3x3 stride-1 depthwise call whose rows hold four interior pixels or more
+ * (lower/fast.py dw_sizes, mf_config.h): runs of them go four at a time (mf_dw_quads.h); the
+ * other builds do not link that code. */
+#ifndef MF_DW_QUADS
+#define MF_DW_QUADS 0
+#endif
 
 /* acc += the taps of one channel group (the portable path of mf_dw_pixels): address tap[t] + g4
  * holds the four input channels of tap t, *wp the four weights of each tap in turn. */
@@ -249,6 +255,9 @@ MF_HELPER void mf_dw_pixels(const intptr_t *tap, int32_t taps, const int8_t *bas
 }
 
 #include "mf_dw_pairs.h"
+#if MF_DW_QUADS && !MF_MVE
+#include "mf_dw_quads.h"
+#endif
 
 MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const mf_epilogue_s8 *e,
                                        const mf_fast_addsub *aq, int kind, const int8_t *input,
@@ -291,6 +300,12 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
     uint32_t *const b_held = b_direct ? NULL : stage;
     const int paired = direct && taps == 9 && (groups <= per || b_direct);
     const int linked = paired && groups >= MF_DW_LINK_GROUPS;
+#if MF_DW_QUADS && !MF_MVE
+    /* runs four at a time (mf_dw_quads.h): 3x3, stride and dilation 1 along the row, every store
+     * unable to reach a word still to be read; cols its column offsets from the leftmost pixel */
+    const int quads = paired && b_direct && p->stride_w == 1 && dil_w == 1;
+    intptr_t cols[18];
+#endif
     const int32_t dir = reverse ? -1 : 1, dst_step = dir * out_stride;
     int8_t *held = NULL; /* the first pixel of a pair by addresses, its taps in `tap` */
     int32_t nn, yy, xx, ky, kx, si;
@@ -300,6 +315,13 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
             inner[ky * k_w + kx] = ky * p->dilation_h * row_bytes + kx * p->dilation_w * c;
         }
     }
+#if MF_DW_QUADS && !MF_MVE
+    if (quads) {
+        for (ky = 0; ky < 18; ky++) {
+            cols[ky] = inner[3 * (ky / 6)] + (ky % 6) * c;
+        }
+    }
+#endif
     for (nn = 0; nn < p->batches; nn++) {
         const int32_t n = reverse ? p->batches - 1 - nn : nn;
         const int8_t *image = input + n * p->in_h * row_bytes;
@@ -350,13 +372,23 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                 if (direct) {
                     /* an interior pixel: the whole run of them to the row's interior end */
                     const int32_t run = reverse ? ox - x_lo + 1 : x_hi - ox;
-                    const int32_t step = dir * p->stride_w * c, left = paired ? run % 2 : run;
+                    const int32_t step = dir * p->stride_w * c;
+                    int32_t rest = run, left = paired ? run % 2 : run;
                     int8_t *dst = output + pix * out_stride;
-                    if (run > left) {
-                        mf_dw_pairs(inner, inner, base, run / 2, step, weights, p->quant, groups, lshift, dst,
+#if MF_DW_QUADS && !MF_MVE
+                    if (quads && run >= 4) {
+                        mf_dw_quads(inner, cols, base, run / 4, step, weights, p->quant, groups, lshift, dst,
+                                    dst_step);
+                        base += (run & ~3) * step;
+                        dst += (run & ~3) * dst_step;
+                        rest = run & 3;
+                    }
+#endif
+                    if (rest > left) {
+                        mf_dw_pairs(inner, inner, base, rest / 2, step, weights, p->quant, groups, lshift, dst,
                                     dst_step, b_held);
-                        base += (run - left) * step;
-                        dst += (run - left) * dst_step;
+                        base += (rest - left) * step;
+                        dst += (rest - left) * dst_step;
                     }
                     if (linked && left && xx + run < out_w) { /* the last one pairs with the next */
                         for (ky = 0; ky < 9; ky++) {

@@ -10,8 +10,11 @@ or through the held buffer."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from microfuse.ir import DType, Graph, Tensor
+from microfuse.lower import fast
+from microfuse.lower.call import largest
 from microfuse.ops.attrs import DepthwiseAttrs
 from microfuse.testing.modelgen import merge
 from microfuse.testing.stages import lowered
@@ -61,19 +64,45 @@ def prepared():
     return placements.picked(calls, data, want, lambda c: True)
 
 
-def test_3x3_stride1_paths_match_tflm_on_host(tmp_path):
-    failures = placements.run(prepared(), tmp_path)
+def sizes(runs) -> dict[str, int]:
+    """The macros a build of these calls defines (mf_config.h): MF_DW_QUADS, rows of four interior
+    pixels or more four at a time (mf_dw_quads.h)."""
+    found = largest([r.call.sizes for r in runs])
+    assert found == {"MF_DW_QUADS": 1}
+    return found
+
+
+@pytest.mark.parametrize("quads", [True, False], ids=["quads", "pairs"])
+def test_3x3_stride1_paths_match_tflm_on_host(tmp_path, quads):
+    runs = prepared()
+    failures = placements.run(runs, tmp_path, defines=sizes(runs) if quads else None)
     assert not failures, "\n".join(failures)
 
 
 @on_qemu
-def test_3x3_stride1_paths_match_tflm_under_qemu_m4(tmp_path):
-    failures = placements.run(prepared(), tmp_path, "qemu-mps2-an386")
+@pytest.mark.parametrize("quads", [True, False], ids=["quads", "pairs"])
+def test_3x3_stride1_paths_match_tflm_under_qemu_m4(tmp_path, quads):
+    runs = prepared()
+    failures = placements.run(runs, tmp_path, "qemu-mps2-an386", defines=sizes(runs) if quads else None)
     assert not failures, "\n".join(failures)
 
 
 @on_qemu
 def test_3x3_stride1_paths_match_tflm_under_qemu_m7(tmp_path):
-    """The same assembly built for the Cortex-M7 (mps2-an500)."""
-    failures = placements.run(prepared(), tmp_path, "qemu-mps2-an500")
+    """The same assembly built for the Cortex-M7 (mps2-an500), quads and pairs."""
+    runs = prepared()
+    failures = placements.run(runs, tmp_path, "qemu-mps2-an500", defines=sizes(runs))
     assert not failures, "\n".join(failures)
+
+
+def test_quads_only_in_builds_with_four_interior_pixels_a_row():
+    """KWS's rows (five wide, three interior pixels) leave MF_DW_QUADS out; VWW's 48 and 6 wide
+    rows, and VALID rows of four, set it; stride 2 and an epilogue's clamp never do."""
+    base = dict(k_h=3, k_w=3, stride_w=1, dilation_w=1, clamp=0)
+    assert fast.dw_sizes(dict(base, in_w=5, out_w=5, pad_w=1)) == {}
+    assert fast.dw_sizes(dict(base, in_w=6, out_w=6, pad_w=1)) == {"MF_DW_QUADS": 1}
+    assert fast.dw_sizes(dict(base, in_w=48, out_w=48, pad_w=1)) == {"MF_DW_QUADS": 1}
+    assert fast.dw_sizes(dict(base, in_w=6, out_w=4, pad_w=0)) == {"MF_DW_QUADS": 1}
+    assert fast.dw_sizes(dict(base, in_w=5, out_w=3, pad_w=0)) == {}
+    assert fast.dw_sizes(dict(base, in_w=48, out_w=24, pad_w=0, stride_w=2)) == {}
+    assert fast.dw_sizes(dict(base, in_w=48, out_w=48, pad_w=1, clamp=1)) == {}
