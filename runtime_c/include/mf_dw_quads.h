@@ -23,13 +23,14 @@
 #include "mf_fast.h"
 /* (included by mf_dwconv2d_s8_dsp_body.h after mf_dw_pixels, its path without the assembly) */
 
-/* `quads` fours of interior pixels of a run walked from base (pixel i's window at base + i step,
- * its groups to dst + i dst_step; step = +-in_c: reversed runs walk leftwards). off: the 9 tap
- * offsets from a window's first tap; cols: the 18 column offsets [row][0 .. 6) from the leftmost
- * pixel's first tap (off[3 row] + col in_c). */
-MF_HELPER void mf_dw_quads(const intptr_t *off, const intptr_t *cols, const int8_t *base, int32_t quads,
-                           intptr_t step, const uint32_t *w, const int32_t *qb, int32_t groups, int32_t lshift,
-                           int8_t *dst, int32_t dst_step)
+/* `quads` fours of pixels walked from base (pixel i's window at base + i step, its groups to dst +
+ * i dst_step; step = +-in_c: reversed runs walk leftwards), cols the 18 column offsets [row][0 ..
+ * 6) from the leftmost pixel's first tap (a run of interior pixels: off[3 row] + col in_c); or
+ * four pixels anywhere in a row (quads 1, base NULL, step +-1 the walk's direction): cols the
+ * leftmost pixel's column addresses, the input zero point's row outside. */
+MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t quads, intptr_t step,
+                           const uint32_t *w, const int32_t *qb, int32_t groups, int32_t lshift, int8_t *dst,
+                           int32_t dst_step)
 {
 #if MF_ASM_LOOPS && !MF_MVE
     /* The frame: [0, 72) the column offsets (row r column k at 24 r + 4 k); [72] the pass's
@@ -42,9 +43,8 @@ MF_HELPER void mf_dw_quads(const intptr_t *off, const intptr_t *cols, const int8
     int32_t a0 = quads, a1 = (int32_t)(4 * step), a2 = (int32_t)(uintptr_t)w, a3 = (int32_t)(uintptr_t)qb;
     int32_t a4 = 4 * groups, a5 = (int32_t)(uintptr_t)(dst + back * dst_step);
     int32_t a6 = step < 0 ? -dst_step : dst_step, a7 = 4 * dst_step;
-    int32_t g4 = (int32_t)((uintptr_t)base + (uintptr_t)(back * step));
+    int32_t g4 = base == NULL ? 0 : (int32_t)((uintptr_t)base + (uintptr_t)(back * step));
     int32_t e = (int32_t)(uintptr_t)cols, f, w0, w1, w2;
-    (void)off;
     (void)lshift; /* folded into the weights' block (MF_W16) */
     /* lo += x.bottom w.bottom, hi += x.top w.top: two channels of one pixel */
 #define MF_DWQD_MAC(lo, hi, x, w)                              \
@@ -211,8 +211,21 @@ MF_HELPER void mf_dw_quads(const intptr_t *off, const intptr_t *cols, const int8
 #undef MF_DWQD_Q
 #undef MF_DWQD_PASS
 #else
-    (void)cols;
-    mf_dw_pixels(off, 9, base, 0, w, qb, groups, lshift, dst, 4 * quads, (int32_t)step, dst_step);
+    /* pixel by pixel in the walk's order, each one's taps from the columns */
+    const int32_t back = step < 0 ? 3 : 0, right = back ? -dst_step : dst_step;
+    uintptr_t left = base == NULL ? 0 : (uintptr_t)base + (uintptr_t)(back * step);
+    int8_t *out = dst + back * dst_step;
+    intptr_t tap[9];
+    int32_t q, i, t;
+    for (q = 0; q < quads; q++, left += (uintptr_t)(4 * step), out += 4 * dst_step) {
+        for (i = 0; i < 4; i++) {
+            const int32_t j = back ? 3 - i : i; /* from the left */
+            for (t = 0; t < 9; t++) {
+                tap[t] = cols[6 * (t / 3) + j + t % 3];
+            }
+            mf_dw_pixels(tap, 9, (const int8_t *)left, 0, w, qb, groups, lshift, out + j * right, 1, 0, 0);
+        }
+    }
 #endif
 }
 

@@ -303,8 +303,8 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
 #if MF_DW_QUADS && !MF_MVE
     /* runs four at a time (mf_dw_quads.h): 3x3, stride and dilation 1 along the row, every store
      * unable to reach a word still to be read; cols its column offsets from the leftmost pixel */
-    const int quads = paired && b_direct && p->stride_w == 1 && dil_w == 1;
-    intptr_t cols[18];
+    const int quads = paired && b_direct && k_h == 3 && k_w == 3 && p->stride_w == 1 && dil_w == 1;
+    intptr_t cols[18], cols_at[18]; /* a run's offsets; four pixels' addresses */
 #endif
     const int32_t dir = reverse ? -1 : 1, dst_step = dir * out_stride;
     int8_t *held = NULL; /* the first pixel of a pair by addresses, its taps in `tap` */
@@ -342,7 +342,25 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                 intptr_t *const list = held != NULL ? tap_b : tap;
                 if (rows_in && x0 >= 0 && x0 + span_w < p->in_w) {
                     base = rows[0] + x0 * c;
-                } else {
+                }
+#if MF_DW_QUADS && !MF_MVE
+                else if (quads && held == NULL && xx + 4 <= out_w) {
+                    /* a border pixel and the next three: by addresses, from the leftmost one */
+                    const int32_t xl = reverse ? ox - 3 : ox;
+                    for (ky = 0; ky < 3; ky++) {
+                        const int8_t *row = rows[ky];
+                        int32_t ix = xl - p->pad_w;
+                        for (kx = 0; kx < 6; kx++, ix++) {
+                            cols_at[6 * ky + kx] = row != NULL && (uint32_t)ix < in_w ? (intptr_t)(row + ix * c) : zrow;
+                        }
+                    }
+                    mf_dw_quads(cols_at, NULL, 1, dir, weights, p->quant, groups, lshift, output + pix * out_stride,
+                                dst_step);
+                    xx += 3;
+                    continue;
+                }
+#endif
+                else {
                     /* in_w a local: the list's stores could alias p's fields, which the loop
                      * would reload per tap; ix < 0 wraps above in_w, one unsigned compare */
                     intptr_t *tp = list;
@@ -377,8 +395,7 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                     int8_t *dst = output + pix * out_stride;
 #if MF_DW_QUADS && !MF_MVE
                     if (quads && run >= 4) {
-                        mf_dw_quads(inner, cols, base, run / 4, step, weights, p->quant, groups, lshift, dst,
-                                    dst_step);
+                        mf_dw_quads(cols, base, run / 4, step, weights, p->quant, groups, lshift, dst, dst_step);
                         base += (run & ~3) * step;
                         dst += (run & ~3) * dst_step;
                         rest = run & 3;
