@@ -383,14 +383,18 @@ def dw_fits(op: Op, level: str) -> bool:
 
 
 def dw_sizes(params: dict) -> dict[str, int]:
-    """MF_DW_QUADS for a build with a 3x3 call, stride and dilation 1 along the row, stored straight
-    out (no clamp), whose rows hold a run of four interior pixels or more (mf_dw_quads.h: the other
-    builds, KWS's five-wide rows among them, do not link it)."""
+    """The code a build's depthwise calls need (mf_dwconv2d_s8_dsp_body.h), stored straight out (no
+    clamp): a 3x3 window, stride and dilation 1 along the row, pairs neighbours (MF_DW_ADJ), and
+    four at a time (MF_DW_QUADS, mf_dw_quads.h) where its rows hold a run of four interior pixels
+    or more; any other pairs (MF_DW_SPREAD). A build leaves out what none of its calls needs (KWS:
+    five-wide rows, stride 1, so neither the quads nor the other pairs)."""
     p = params
-    if (p["k_h"], p["k_w"], p["stride_w"], p["dilation_w"], p["clamp"]) != (3, 3, 1, 1, 0):
-        return {}
+    if p["clamp"]:
+        return {"MF_DW_SPREAD": 0}
+    if (p["k_h"], p["k_w"], p["stride_w"], p["dilation_w"]) != (3, 3, 1, 1):
+        return {"MF_DW_SPREAD": 1}
     x_lo, x_hi = p["pad_w"], min(p["in_w"] - 3 + p["pad_w"] + 1, p["out_w"])  # mf_dwconv2d_s8_dsp_loop's
-    return {"MF_DW_QUADS": 1} if x_hi - x_lo >= 4 else {}
+    return {"MF_DW_SPREAD": 0, "MF_DW_ADJ": 1, **({"MF_DW_QUADS": 1} if x_hi - x_lo >= 4 else {})}
 
 
 def dw_words(taps: np.ndarray) -> np.ndarray:

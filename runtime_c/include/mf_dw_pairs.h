@@ -32,7 +32,7 @@
 MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int8_t *base, int32_t pairs,
                            intptr_t step,
                            const uint32_t *w, const int32_t *qb, int32_t groups, int32_t lshift,
-                           int8_t *dst, int32_t dst_step, uint32_t *held)
+                           int8_t *dst, int32_t dst_step, uint32_t *held, int32_t adj)
 {
 #if MF_ASM_LOOPS && !MF_MVE
     /* The frame: [0, 72) the taps of A and B ((off[t], off[t] + step) at 8 t), [72] -
@@ -41,9 +41,9 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
      * first group offset [88] the last group end [92] the first group offset; [96] pairs left
      * [100] 2 step [104] qb [108] w - 4 [112] the pair's dst [116] 2 dst_step [120] 4 groups
      * [124] dst_step [128] held (NULL: B stores straight out) [132] w while it is the
-     * requantization's scratch. */
+     * requantization's scratch [136] adj. */
     int32_t a0 = (int32_t)(uintptr_t)off, a1 = (int32_t)step, a2 = pairs, a3 = (int32_t)(uintptr_t)qb;
-    int32_t a4 = 4 * groups, a5 = 0, a6 = (int32_t)(uintptr_t)dst, a7 = dst_step;
+    int32_t a4 = 4 * groups, a5 = adj, a6 = (int32_t)(uintptr_t)dst, a7 = dst_step;
     int32_t g4 = (int32_t)(uintptr_t)base, x = (int32_t)(uintptr_t)held, r = (int32_t)(uintptr_t)off_b;
     int32_t wl, wo;
     (void)lshift; /* folded into the weights' block (MF_W16) */
@@ -54,6 +54,23 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
     "ldr %[wo], [%[w], #(24 + 8 * " #t ")]" wb "\n\t"  \
     "sxtb16 %[r], %[x], ror #8\n\t"                    \
     "sxtb16 %[x], %[x]\n\t"                            \
+    "smlabb %[a0], %[x], %[wl], %[a0]\n\t"             \
+    "smlatt %[a2], %[x], %[wl], %[a2]\n\t"             \
+    "smlabb %[a1], %[r], %[wo], %[a1]\n\t"             \
+    "smlatt %[a3], %[r], %[wo], %[a3]\n\t"             \
+    "ldr %[r], [sp, #(8 * " #t " + 4)]\n\t"            \
+    "ldr %[x], [%[r], %[g4]]\n\t"                      \
+    "sxtb16 %[r], %[x], ror #8\n\t"                    \
+    "sxtb16 %[x], %[x]\n\t"                            \
+    "smlabb %[a4], %[x], %[wl], %[a4]\n\t"             \
+    "smlatt %[a6], %[x], %[wl], %[a6]\n\t"             \
+    "smlabb %[a5], %[r], %[wo], %[a5]\n\t"             \
+    "smlatt %[a7], %[r], %[wo], %[a7]\n\t"
+    /* the same where A's input word is B's of the tap before (B the pixel to the right of A, a
+     * 3x3 window's next column in its row: x and r hold its halves already) */
+#define MF_DWQ_TAPB(t, wb)                            \
+    "ldr %[wl], [%[w], #(20 + 8 * " #t ")]\n\t"        \
+    "ldr %[wo], [%[w], #(24 + 8 * " #t ")]" wb "\n\t"  \
     "smlabb %[a0], %[x], %[wl], %[a0]\n\t"             \
     "smlatt %[a2], %[x], %[wl], %[a2]\n\t"             \
     "smlabb %[a1], %[r], %[wo], %[a1]\n\t"             \
@@ -84,9 +101,46 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
     "bfi %[" #p0 "], %[" #p1 "], #8, #8\n\t"                \
     "bfi %[" #p0 "], %[" #p2 "], #16, #8\n\t"               \
     "bfi %[" #p0 "], %[" #p3 "], #24, #8\n\t"
+    /* a pair's group loop (label n), its taps `taps` */
+#define MF_DWQ_GROUP(n, taps) \
+        #n ":\n\t" /* group: w 4 bytes before its block of weights, which starts with the biases   \
+                     * (shifted); eight single loads back to back (1 cycle each behind the first,  \
+                     * the first tap's offset load too) beat two LDRDs and four moves */           \
+        "ldr %[a0], [%[w], #4]\n\t"                                                                \
+        "ldr %[a1], [%[w], #8]\n\t"                                                                \
+        "ldr %[a2], [%[w], #12]\n\t"                                                               \
+        "ldr %[a3], [%[w], #16]\n\t"                                                               \
+        "ldr %[a4], [%[w], #4]\n\t"                                                                \
+        "ldr %[a5], [%[w], #8]\n\t"                                                                \
+        "ldr %[a6], [%[w], #12]\n\t"                                                               \
+        "ldr %[a7], [%[w], #16]\n\t"                                                               \
+        taps /* (the last one moves w onto 4 bytes before the next group's block) */               \
+        "ldr %[x], [sp, #76]\n\t"                                                                  \
+        "str %[w], [sp, #132]\n\t" /* behind a load: 1 cycle */                                    \
+        "add %[x], %[x], %[g4], lsl #4\n\t" /* the group's table block */                          \
+        MF_DWQ_RQ(0, a0, a4) MF_DWQ_RQ(1, a1, a5) MF_DWQ_RQ(2, a2, a6) MF_DWQ_RQ(3, a3, a7)        \
+        MF_DWQ_PACK(a0, a1, a2, a3) MF_DWQ_PACK(a4, a5, a6, a7)                                    \
+        "ldr %[wl], [sp, #80]\n\t" /* the outputs' addresses less the group offset, w and the      \
+                                      * group end: four loads in a run, the first store behind */  \
+        "ldr %[wo], [sp, #84]\n\t"                                                                 \
+        "ldr %[w], [sp, #132]\n\t"                                                                 \
+        "ldr %[r], [sp, #88]\n\t"                                                                  \
+        "str %[a0], [%[wl], %[g4]]\n\t"                                                            \
+        "str %[a4], [%[wo], %[g4]]\n\t"                                                            \
+        "adds %[g4], %[g4], #4\n\t"                                                                \
+        "cmp %[g4], %[r]\n\t"                                                                      \
+        "bne " #n "b\n\t"
+#define MF_DWQ_TAPS_ANY                                                                      \
+    MF_DWQ_TAP(0, "") MF_DWQ_TAP(1, "") MF_DWQ_TAP(2, "") MF_DWQ_TAP(3, "") MF_DWQ_TAP(4, "")  \
+    MF_DWQ_TAP(5, "") MF_DWQ_TAP(6, "") MF_DWQ_TAP(7, "") MF_DWQ_TAP(8, "!")
+    /* B the pixel to the right of A: a row's first tap loads A's word, its others take B's */
+#define MF_DWQ_TAPS_ADJ                                                                        \
+    MF_DWQ_TAP(0, "") MF_DWQ_TAPB(1, "") MF_DWQ_TAPB(2, "") MF_DWQ_TAP(3, "") MF_DWQ_TAPB(4, "") \
+    MF_DWQ_TAPB(5, "") MF_DWQ_TAP(6, "") MF_DWQ_TAPB(7, "") MF_DWQ_TAPB(8, "!")
     __asm__ volatile(
-        "sub sp, sp, #136\n\t"
+        "sub sp, sp, #144\n\t"
         "str %[x], [sp, #128]\n\t"
+        "str %[a5], [sp, #136]\n\t"
         "str %[a7], [sp, #124]\n\t"
         "str %[a2], [sp, #96]\n\t"
         "lsl %[x], %[a1], #1\n\t"
@@ -134,35 +188,21 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
         "strd %[a0], %[a1], [sp, #76]\n\t"
         "strd %[a3], %[a2], [sp, #84]\n\t"
         "str %[g4], [sp, #92]\n\t"
-        "20:\n\t" /* group: w 4 bytes before its block of weights, which starts with the biases
-                     * (shifted); eight single loads back to back (1 cycle each behind the first,
-                     * the first tap's offset load too) beat two LDRDs and four moves */
-        "ldr %[a0], [%[w], #4]\n\t"
-        "ldr %[a1], [%[w], #8]\n\t"
-        "ldr %[a2], [%[w], #12]\n\t"
-        "ldr %[a3], [%[w], #16]\n\t"
-        "ldr %[a4], [%[w], #4]\n\t"
-        "ldr %[a5], [%[w], #8]\n\t"
-        "ldr %[a6], [%[w], #12]\n\t"
-        "ldr %[a7], [%[w], #16]\n\t"
-        MF_DWQ_TAP(0, "") MF_DWQ_TAP(1, "") MF_DWQ_TAP(2, "") MF_DWQ_TAP(3, "") MF_DWQ_TAP(4, "")
-        MF_DWQ_TAP(5, "") MF_DWQ_TAP(6, "") MF_DWQ_TAP(7, "")
-        MF_DWQ_TAP(8, "!") /* (w onto 4 bytes before the next group's block) */
-        "ldr %[x], [sp, #76]\n\t"
-        "str %[w], [sp, #132]\n\t" /* behind a load: 1 cycle */
-        "add %[x], %[x], %[g4], lsl #4\n\t" /* the group's table block */
-        MF_DWQ_RQ(0, a0, a4) MF_DWQ_RQ(1, a1, a5) MF_DWQ_RQ(2, a2, a6) MF_DWQ_RQ(3, a3, a7)
-        MF_DWQ_PACK(a0, a1, a2, a3) MF_DWQ_PACK(a4, a5, a6, a7)
-        "ldr %[wl], [sp, #80]\n\t" /* the outputs' addresses less the group offset, w and the
-                                      * group end: four loads in a run, the first store behind */
-        "ldr %[wo], [sp, #84]\n\t"
-        "ldr %[w], [sp, #132]\n\t"
-        "ldr %[r], [sp, #88]\n\t"
-        "str %[a0], [%[wl], %[g4]]\n\t"
-        "str %[a4], [%[wo], %[g4]]\n\t"
-        "adds %[g4], %[g4], #4\n\t"
-        "cmp %[g4], %[r]\n\t"
-        "bne 20b\n\t"
+#if MF_DW_ADJ && MF_DW_SPREAD
+        "ldr %[r], [sp, #136]\n\t" /* B to the right of A: the loop that shares their words */
+        "cmp %[r], #0\n\t"
+        "bne 40f\n\t"
+#endif
+#if MF_DW_SPREAD
+        MF_DWQ_GROUP(20, MF_DWQ_TAPS_ANY)
+#if MF_DW_ADJ
+        "b 29f\n\t"
+#endif
+#endif
+#if MF_DW_ADJ
+        MF_DWQ_GROUP(40, MF_DWQ_TAPS_ADJ)
+#endif
+        "29:\n\t"
         /* the pair's end: B's words out (if held), then the next pair of the run, or out */
         "ldr %[r], [sp, #128]\n\t"
         "cmp %[r], #0\n\t"
@@ -190,17 +230,22 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
         "str %[a2], [sp, #112]\n\t"
         "b 10b\n\t"
         "90:\n\t"
-        "add sp, sp, #136\n\t"
+        "add sp, sp, #144\n\t"
         : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [a4] "+r"(a4), [a5] "+r"(a5),
           [a6] "+r"(a6), [a7] "+r"(a7), [g4] "+r"(g4), [w] "+r"(w), [x] "+r"(x), [r] "+r"(r),
           [wl] "=&r"(wl), [wo] "=&r"(wo)
         :
         : "cc", "memory");
 #undef MF_DWQ_TAP
+#undef MF_DWQ_TAPB
+#undef MF_DWQ_GROUP
+#undef MF_DWQ_TAPS_ANY
+#undef MF_DWQ_TAPS_ADJ
 #undef MF_DWQ_RQ
 #undef MF_DWQ_PACK
 #else
     (void)held;
+    (void)adj;
     if (off_b == off) {
         mf_dw_pixels(off, 9, base, 0, w, qb, groups, lshift, dst, 2 * pairs, (int32_t)step, dst_step);
     } else {

@@ -44,6 +44,16 @@
 #ifndef MF_DW_QUADS
 #define MF_DW_QUADS 0
 #endif
+/* mf_dw_pairs' group loops in this build (lower/fast.py dw_sizes): MF_DW_ADJ, the one for a pair
+ * whose second pixel is the first's right neighbour in a 3x3 stride-1 window (a row's columns
+ * shared, never in a backward plan); MF_DW_SPREAD, the one for any other pair (a build that
+ * leaves it out pairs no other pixels: they go one at a time). Without dw_sizes, the latter. */
+#ifndef MF_DW_SPREAD
+#define MF_DW_SPREAD 1
+#endif
+#ifndef MF_DW_ADJ
+#define MF_DW_ADJ 0
+#endif
 
 /* acc += the taps of one channel group (the portable path of mf_dw_pixels): address tap[t] + g4
  * holds the four input channels of tap t, *wp the four weights of each tap in turn. */
@@ -298,12 +308,15 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
     const int b_direct = out_hi <= in_lo || in_hi <= out_lo ||
                          (out_stride == c && (out_lo > in_lo ? out_lo - in_lo : in_lo - out_lo) % (uintptr_t)c == 0);
     uint32_t *const b_held = b_direct ? NULL : stage;
-    const int paired = direct && taps == 9 && (groups <= per || b_direct);
+    /* a pair's second pixel is the first's right neighbour, their windows' rows share columns */
+    const int adj = !MF_MVE && !reverse && k_h == 3 && k_w == 3 && p->stride_w == 1 && dil_w == 1;
+    const int paired = direct && taps == 9 && (groups <= per || b_direct) &&
+                       (MF_MVE || (adj ? MF_DW_ADJ : MF_DW_SPREAD)); /* (Helium: mf_dw_pixels' pixels) */
     const int linked = paired && groups >= MF_DW_LINK_GROUPS;
 #if MF_DW_QUADS && !MF_MVE
     /* runs four at a time (mf_dw_quads.h): 3x3, stride and dilation 1 along the row, every store
      * unable to reach a word still to be read; cols its column offsets from the leftmost pixel */
-    const int quads = paired && b_direct && k_h == 3 && k_w == 3 && p->stride_w == 1 && dil_w == 1;
+    const int quads = direct && b_direct && k_h == 3 && k_w == 3 && p->stride_w == 1 && dil_w == 1;
     intptr_t cols[18], cols_at[18]; /* a run's offsets; four pixels' addresses */
 #endif
     const int32_t dir = reverse ? -1 : 1, dst_step = dir * out_stride;
@@ -378,7 +391,7 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                     int8_t *dst = output + pix * out_stride;
                     if (held != NULL) { /* an interior second pixel: the window's offsets from its base */
                         mf_dw_pairs(tap, base != NULL ? inner : tap_b, NULL, 1, (intptr_t)base, weights, p->quant,
-                                    groups, lshift, held, dst_step, b_held);
+                                    groups, lshift, held, dst_step, b_held, adj);
                         held = NULL;
                     } else if (linked && xx + 1 < out_w) {
                         held = dst;
@@ -391,7 +404,7 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                     /* an interior pixel: the whole run of them to the row's interior end */
                     const int32_t run = reverse ? ox - x_lo + 1 : x_hi - ox;
                     const int32_t step = dir * p->stride_w * c;
-                    int32_t rest = run, left = paired ? run % 2 : run;
+                    int32_t rest = run, left;
                     int8_t *dst = output + pix * out_stride;
 #if MF_DW_QUADS && !MF_MVE
                     if (quads && run >= 4) {
@@ -401,9 +414,10 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                         rest = run & 3;
                     }
 #endif
+                    left = paired ? rest % 2 : rest;
                     if (rest > left) {
                         mf_dw_pairs(inner, inner, base, rest / 2, step, weights, p->quant, groups, lshift, dst,
-                                    dst_step, b_held);
+                                    dst_step, b_held, adj);
                         base += (rest - left) * step;
                         dst += (rest - left) * dst_step;
                     }

@@ -65,44 +65,60 @@ def prepared():
 
 
 def sizes(runs) -> dict[str, int]:
-    """The macros a build of these calls defines (mf_config.h): MF_DW_QUADS, rows of four interior
-    pixels or more four at a time (mf_dw_quads.h)."""
+    """The macros a build of these calls defines (mf_config.h): stride 1, so the pairs of
+    neighbours only (MF_DW_ADJ), and rows of four interior pixels or more four at a time
+    (MF_DW_QUADS, mf_dw_quads.h)."""
     found = largest([r.call.sizes for r in runs])
-    assert found == {"MF_DW_QUADS": 1}
+    assert found == {"MF_DW_ADJ": 1, "MF_DW_QUADS": 1, "MF_DW_SPREAD": 0}
     return found
 
 
-@pytest.mark.parametrize("quads", [True, False], ids=["quads", "pairs"])
-def test_3x3_stride1_paths_match_tflm_on_host(tmp_path, quads):
+# the code a build compiles: its own (quads), the pairs of neighbours only, both pair loops (a
+# build with other pairs too: each pair takes one at run time), the other pairs' loop only (no
+# dw_sizes macros: every pair by it)
+BUILDS = {"quads": None, "adjacent": {"MF_DW_ADJ": 1, "MF_DW_SPREAD": 0},
+          "both": {"MF_DW_ADJ": 1, "MF_DW_SPREAD": 1}, "spread": {}}
+
+
+def defines(build: str, runs) -> dict[str, int]:
+    return sizes(runs) if build == "quads" else BUILDS[build]
+
+
+@pytest.mark.parametrize("build", list(BUILDS))
+def test_3x3_stride1_paths_match_tflm_on_host(tmp_path, build):
     runs = prepared()
-    failures = placements.run(runs, tmp_path, defines=sizes(runs) if quads else None)
+    failures = placements.run(runs, tmp_path, defines=defines(build, runs))
     assert not failures, "\n".join(failures)
 
 
 @on_qemu
-@pytest.mark.parametrize("quads", [True, False], ids=["quads", "pairs"])
-def test_3x3_stride1_paths_match_tflm_under_qemu_m4(tmp_path, quads):
+@pytest.mark.parametrize("build", list(BUILDS))
+def test_3x3_stride1_paths_match_tflm_under_qemu_m4(tmp_path, build):
     runs = prepared()
-    failures = placements.run(runs, tmp_path, "qemu-mps2-an386", defines=sizes(runs) if quads else None)
+    failures = placements.run(runs, tmp_path, "qemu-mps2-an386", defines=defines(build, runs))
     assert not failures, "\n".join(failures)
 
 
 @on_qemu
-def test_3x3_stride1_paths_match_tflm_under_qemu_m7(tmp_path):
-    """The same assembly built for the Cortex-M7 (mps2-an500), quads and pairs."""
+@pytest.mark.parametrize("build", ["quads", "both"])
+def test_3x3_stride1_paths_match_tflm_under_qemu_m7(tmp_path, build):
+    """The same assembly built for the Cortex-M7 (mps2-an500)."""
     runs = prepared()
-    failures = placements.run(runs, tmp_path, "qemu-mps2-an500", defines=sizes(runs))
+    failures = placements.run(runs, tmp_path, "qemu-mps2-an500", defines=defines(build, runs))
     assert not failures, "\n".join(failures)
 
 
 def test_quads_only_in_builds_with_four_interior_pixels_a_row():
     """KWS's rows (five wide, three interior pixels) leave MF_DW_QUADS out; VWW's 48 and 6 wide
-    rows, and VALID rows of four, set it; stride 2 and an epilogue's clamp never do."""
+    rows, and VALID rows of four, set it; stride 2 needs the other pairs' loop, an epilogue's clamp
+    no pairs at all."""
     base = dict(k_h=3, k_w=3, stride_w=1, dilation_w=1, clamp=0)
-    assert fast.dw_sizes(dict(base, in_w=5, out_w=5, pad_w=1)) == {}
-    assert fast.dw_sizes(dict(base, in_w=6, out_w=6, pad_w=1)) == {"MF_DW_QUADS": 1}
-    assert fast.dw_sizes(dict(base, in_w=48, out_w=48, pad_w=1)) == {"MF_DW_QUADS": 1}
-    assert fast.dw_sizes(dict(base, in_w=6, out_w=4, pad_w=0)) == {"MF_DW_QUADS": 1}
-    assert fast.dw_sizes(dict(base, in_w=5, out_w=3, pad_w=0)) == {}
-    assert fast.dw_sizes(dict(base, in_w=48, out_w=24, pad_w=0, stride_w=2)) == {}
-    assert fast.dw_sizes(dict(base, in_w=48, out_w=48, pad_w=1, clamp=1)) == {}
+    adj = {"MF_DW_ADJ": 1, "MF_DW_SPREAD": 0}
+    assert fast.dw_sizes(dict(base, in_w=5, out_w=5, pad_w=1)) == adj
+    assert fast.dw_sizes(dict(base, in_w=6, out_w=6, pad_w=1)) == dict(adj, MF_DW_QUADS=1)
+    assert fast.dw_sizes(dict(base, in_w=48, out_w=48, pad_w=1)) == dict(adj, MF_DW_QUADS=1)
+    assert fast.dw_sizes(dict(base, in_w=6, out_w=4, pad_w=0)) == dict(adj, MF_DW_QUADS=1)
+    assert fast.dw_sizes(dict(base, in_w=5, out_w=3, pad_w=0)) == adj
+    assert fast.dw_sizes(dict(base, in_w=48, out_w=24, pad_w=0, stride_w=2)) == {"MF_DW_SPREAD": 1}
+    assert fast.dw_sizes(dict(base, in_w=48, out_w=48, pad_w=1, dilation_w=2)) == {"MF_DW_SPREAD": 1}
+    assert fast.dw_sizes(dict(base, in_w=48, out_w=48, pad_w=1, clamp=1)) == {"MF_DW_SPREAD": 0}
