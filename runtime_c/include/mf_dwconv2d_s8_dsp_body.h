@@ -132,11 +132,12 @@ MF_HELPER void mf_dw_pixels(const intptr_t *tap, int32_t taps, const int8_t *bas
         }
     }
 #elif MF_ASM_LOOPS
-    /* Loop state in a frame below the stack pointer: [0] tap [4] taps [8] w [12] dst [16] the
-     * pixel's last group end [20] lshift [24] pixels left [28] step [32] dst_step - 4 groups
-     * [36] qb [40] the pixel's first group offset [44] 4 groups. The table block and the group's
-     * offset stay in registers. A 3x3 window runs its taps unrolled, falling through into the
-     * requantization; other windows loop out of line (22:). The four bytes store as one word. */
+    /* Loop state in a frame below the stack pointer: [0] tap [4] taps [8] w [12] the pixel's dst
+     * less its first group offset [16] the pixel's last group end [20] lshift [24] pixels left
+     * [28] step [32] dst_step - step [36] qb [40] the pixel's first group offset [44] 4 groups.
+     * The table block and the group's offset stay in registers. A 3x3 window runs its taps
+     * unrolled, falling through into the requantization; other windows loop out of line (22:).
+     * The four bytes store as one word. */
     int32_t a0, a1 = count, a2 = step, a3 = dst_step;
     const intptr_t *tp = tap;
     int32_t n = taps, g4 = (int32_t)((uintptr_t)base + 4u * (uint32_t)g0), x = 4 * groups, xo = lshift;
@@ -154,8 +155,10 @@ MF_HELPER void mf_dw_pixels(const intptr_t *tap, int32_t taps, const int8_t *bas
     "smlabb %[a1], %[xo], %[wo], %[a1]\n\t"      \
     "smlatt %[a3], %[xo], %[wo], %[a3]\n\t"
 #define MF_DWP_RQ2(a, b, off)                                  \
-    "ldrd %[x], %[xo], [%[s], #" #off "]\n\t"                  \
-    "ldrd %[wl], %[wo], [%[s], #(" #off " + 16)]\n\t"          \
+    "ldr %[x], [%[s], #" #off "]\n\t"                          \
+    "ldr %[xo], [%[s], #(" #off " + 4)]\n\t"                   \
+    "ldr %[wl], [%[s], #(" #off " + 16)]\n\t"                  \
+    "ldr %[wo], [%[s], #(" #off " + 20)]\n\t"                  \
     "smmlar %[wl], %[" #a "], %[x], %[wl]\n\t"                 \
     "smmlar %[wo], %[" #b "], %[xo], %[wo]\n\t"                \
     "add %[wl], %[wl], %[" #a "], asr #31\n\t"                 \
@@ -170,11 +173,12 @@ MF_HELPER void mf_dw_pixels(const intptr_t *tap, int32_t taps, const int8_t *bas
         "str %[tp], [sp, #0]\n\t"
         "str %[n], [sp, #4]\n\t"
         "str %[w], [sp, #8]\n\t"
+        "sub %[r], %[r], %[g4]\n\t"
         "str %[r], [sp, #12]\n\t"
         "str %[xo], [sp, #20]\n\t"
         "str %[a1], [sp, #24]\n\t"
         "str %[a2], [sp, #28]\n\t"
-        "sub %[a3], %[a3], %[x]\n\t"
+        "sub %[a3], %[a3], %[a2]\n\t"
         "str %[a3], [sp, #32]\n\t"
         "str %[s], [sp, #36]\n\t"
         "str %[x], [sp, #44]\n\t"
@@ -196,14 +200,11 @@ MF_HELPER void mf_dw_pixels(const intptr_t *tap, int32_t taps, const int8_t *bas
         MF_DWP_TAP
         "23:\n\t"
         MF_DWP_RQ2(a0, a1, 16) MF_DWP_RQ2(a2, a3, 24)
-        "pkhbt %[a0], %[a0], %[a2], lsl #16\n\t"
-        "pkhbt %[a1], %[a1], %[a3], lsl #16\n\t"
-        "and %[a0], %[a0], #0xff00ff\n\t"
-        "and %[a1], %[a1], #0xff00ff\n\t"
-        "orr %[a0], %[a0], %[a1], lsl #8\n\t"
+        "bfi %[a0], %[a1], #8, #8\n\t" /* the four bytes into a0 (its sign copies overwritten) */
+        "bfi %[a0], %[a2], #16, #8\n\t"
+        "bfi %[a0], %[a3], #24, #8\n\t"
         "ldr %[r], [sp, #12]\n\t"
-        "str %[a0], [%[r]], #4\n\t"
-        "str %[r], [sp, #12]\n\t"
+        "str %[a0], [%[r], %[g4]]\n\t"
         "adds %[s], %[s], #64\n\t"
         "adds %[g4], %[g4], #4\n\t"
         "ldr %[x], [sp, #16]\n\t"
