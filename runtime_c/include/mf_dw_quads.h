@@ -33,8 +33,8 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
                            int32_t dst_step)
 {
 #if MF_ASM_LOOPS && !MF_MVE
-    /* The frame: [0, 72) the column offsets (row r column k at 24 r + 4 k); [72] the pass's
-     * weights (its group's block, + 4 in the odd pass) and [76] its table block (+ 4 likewise);
+    /* The frame: [0, 72) the column offsets (row r column k at 24 r + 4 k); [72] the group's
+     * block of weights and [76] its table block;
      * [80, 96) the even pass's packed words of the four pixels; [96, 112) the pixels' outputs
      * less the quad's first group offset; [112] its last group end; [116] quads left; [120] the
      * quad's first group offset; [124] 4 step; [128] w; [132] qb; [136] the leftmost pixel's
@@ -58,12 +58,13 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
     "ldr %[f], [%[f], %[g4]]\n\t"                         \
     "sxtb16 %[e], %[e]" sx "\n\t"                         \
     "sxtb16 %[f], %[f]" sx "\n\t"
-    /* window row r: its three weight words (w0 w1 w2: taps 3 r .. 3 r + 2), columns 0 - 5 */
-#define MF_DWQD_ROW(r, sx)                                 \
-    "ldr %[e], [sp, #72]\n\t"                              \
-    "ldr %[w0], [%[e], #(16 + 24 * " #r ")]\n\t"           \
-    "ldr %[w1], [%[e], #(24 + 24 * " #r ")]\n\t"           \
-    "ldr %[w2], [%[e], #(32 + 24 * " #r ")]\n\t"           \
+    /* window row r: its three weight words (w0 w1 w2: taps 3 r .. 3 r + 2, the pass's lane words
+     * o bytes into each tap's pair), columns 0 - 5; e the group's block (reload: from the frame) */
+#define MF_DWQD_ROW(r, sx, o, reload)                                  \
+    reload                                                             \
+    "ldr %[w0], [%[e], #(16 + 24 * " #r " + " #o ")]\n\t"              \
+    "ldr %[w1], [%[e], #(24 + 24 * " #r " + " #o ")]\n\t"              \
+    "ldr %[w2], [%[e], #(32 + 24 * " #r " + " #o ")]\n\t"              \
     MF_DWQD_COLS(r, 0, sx)                                 \
     MF_DWQD_MAC(a0, a1, e, w0)                             \
     MF_DWQD_MAC(a0, a1, f, w1) MF_DWQD_MAC(a2, a3, f, w0)  \
@@ -81,26 +82,29 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
     "smmlar %[" #p "], %[" #p "], %[w0], %[f]\n\t"     \
     "asr %[" #p "], %[" #p "], %[w2]\n\t"              \
     "ssat %[" #p "], #8, %[" #p "]\n\t"
-    /* a pass: the biases (the pass's two channels), the rows, the requantization */
-#define MF_DWQD_PASS(sx)                                                          \
+    /* a pass over the group's channels o / 4 and o / 4 + 2 (o 0 the even pass, 4 the odd): the
+     * biases, the rows, the requantization (the table block's entries o bytes in) */
+#define MF_DWQD_RELOAD "ldr %[e], [sp, #72]\n\t"
+#define MF_DWQD_PASS(sx, o)                                                       \
     "ldr %[e], [sp, #72]\n\t"                                                     \
-    "ldr %[a0], [%[e]]\n\t"                                                       \
-    "ldr %[a1], [%[e], #8]\n\t"                                                   \
-    "ldr %[a2], [%[e]]\n\t"                                                       \
-    "ldr %[a3], [%[e], #8]\n\t"                                                   \
-    "ldr %[a4], [%[e]]\n\t"                                                       \
-    "ldr %[a5], [%[e], #8]\n\t"                                                   \
-    "ldr %[a6], [%[e]]\n\t"                                                       \
-    "ldr %[a7], [%[e], #8]\n\t"                                                   \
-    MF_DWQD_ROW(0, sx) MF_DWQD_ROW(1, sx) MF_DWQD_ROW(2, sx)                      \
+    "ldr %[a0], [%[e], #" #o "]\n\t"                                              \
+    "ldr %[a1], [%[e], #(8 + " #o ")]\n\t"                                        \
+    "ldr %[a2], [%[e], #" #o "]\n\t"                                              \
+    "ldr %[a3], [%[e], #(8 + " #o ")]\n\t"                                        \
+    "ldr %[a4], [%[e], #" #o "]\n\t"                                              \
+    "ldr %[a5], [%[e], #(8 + " #o ")]\n\t"                                        \
+    "ldr %[a6], [%[e], #" #o "]\n\t"                                              \
+    "ldr %[a7], [%[e], #(8 + " #o ")]\n\t"                                        \
+    MF_DWQD_ROW(0, sx, o, "") MF_DWQD_ROW(1, sx, o, MF_DWQD_RELOAD)               \
+    MF_DWQD_ROW(2, sx, o, MF_DWQD_RELOAD)                                         \
     "ldr %[e], [sp, #76]\n\t"                                                     \
-    "ldr %[w0], [%[e], #16]\n\t"                                                  \
-    "ldr %[w1], [%[e], #32]\n\t"                                                  \
-    "ldr %[w2], [%[e], #48]\n\t"                                                  \
+    "ldr %[w0], [%[e], #(16 + " #o ")]\n\t"                                       \
+    "ldr %[w1], [%[e], #(32 + " #o ")]\n\t"                                       \
+    "ldr %[w2], [%[e], #(48 + " #o ")]\n\t"                                       \
     MF_DWQD_Q(a0) MF_DWQD_Q(a2) MF_DWQD_Q(a4) MF_DWQD_Q(a6)                       \
-    "ldr %[w0], [%[e], #24]\n\t"                                                  \
-    "ldr %[w1], [%[e], #40]\n\t"                                                  \
-    "ldr %[w2], [%[e], #56]\n\t"                                                  \
+    "ldr %[w0], [%[e], #(24 + " #o ")]\n\t"                                       \
+    "ldr %[w1], [%[e], #(40 + " #o ")]\n\t"                                       \
+    "ldr %[w2], [%[e], #(56 + " #o ")]\n\t"                                       \
     MF_DWQD_Q(a1) MF_DWQD_Q(a3) MF_DWQD_Q(a5) MF_DWQD_Q(a7)
     __asm__ volatile(
         "sub sp, sp, #152\n\t"
@@ -143,19 +147,14 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
         "str %[g4], [sp, #120]\n\t"
         "strd %[a3], %[a4], [sp, #72]\n\t"
         "20:\n\t" /* group: the even pass, its bytes 0 and 2 of each pixel into the frame */
-        MF_DWQD_PASS("")
+        MF_DWQD_PASS("", 0)
         "bfi %[a0], %[a1], #16, #8\n\t"
         "bfi %[a2], %[a3], #16, #8\n\t"
         "bfi %[a4], %[a5], #16, #8\n\t"
         "bfi %[a6], %[a7], #16, #8\n\t"
         "strd %[a0], %[a2], [sp, #80]\n\t"
         "strd %[a4], %[a6], [sp, #88]\n\t"
-        "ldr %[e], [sp, #72]\n\t" /* the odd channels' lane words and table entries */
-        "ldr %[f], [sp, #76]\n\t"
-        "add %[e], %[e], #4\n\t"
-        "add %[f], %[f], #4\n\t"
-        "strd %[e], %[f], [sp, #72]\n\t"
-        MF_DWQD_PASS(", ror #8")
+        MF_DWQD_PASS(", ror #8", 4) /* the odd channels */
         "ldr %[e], [sp, #80]\n\t" /* bytes 1 and 3 in, the words out */
         "ldr %[f], [sp, #84]\n\t"
         "ldr %[w0], [sp, #96]\n\t"
@@ -179,8 +178,8 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
         "ldr %[e], [sp, #72]\n\t" /* the next group's block and table block */
         "ldr %[f], [sp, #76]\n\t"
         "ldr %[w0], [sp, #112]\n\t"
-        "add %[e], %[e], #(16 + 8 * 9 - 4)\n\t"
-        "add %[f], %[f], #(64 - 4)\n\t"
+        "add %[e], %[e], #(16 + 8 * 9)\n\t"
+        "add %[f], %[f], #64\n\t"
         "strd %[e], %[f], [sp, #72]\n\t"
         "adds %[g4], %[g4], #4\n\t"
         "cmp %[g4], %[w0]\n\t"
@@ -210,6 +209,7 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
 #undef MF_DWQD_ROW
 #undef MF_DWQD_Q
 #undef MF_DWQD_PASS
+#undef MF_DWQD_RELOAD
 #else
     /* pixel by pixel in the walk's order, each one's taps from the columns */
     const int32_t back = step < 0 ? 3 : 0, right = back ? -dst_step : dst_step;
