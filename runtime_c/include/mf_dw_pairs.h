@@ -32,7 +32,7 @@
 MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int8_t *base, int32_t pairs,
                            intptr_t step,
                            const uint32_t *w, const int32_t *qb, int32_t groups, int32_t lshift,
-                           int8_t *dst, int32_t dst_step, uint32_t *held, int32_t adj)
+                           int8_t *dst, int32_t dst_step, uint32_t *held, int32_t kind)
 {
 #if MF_ASM_LOOPS && !MF_MVE
     /* The frame: [0, 72) the taps of A and B ((off[t], off[t] + step) at 8 t), [72] -
@@ -41,9 +41,9 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
      * first group offset [88] the last group end [92] the first group offset; [96] pairs left
      * [100] 2 step [104] qb [108] w - 4 [112] the pair's dst [116] 2 dst_step [120] 4 groups
      * [124] dst_step [128] held (NULL: B stores straight out) [132] w while it is the
-     * requantization's scratch [136] adj. */
+     * requantization's scratch [136] kind (mf_dwconv2d_s8_dsp_body.h MF_DW_KIND_*). */
     int32_t a0 = (int32_t)(uintptr_t)off, a1 = (int32_t)step, a2 = pairs, a3 = (int32_t)(uintptr_t)qb;
-    int32_t a4 = 4 * groups, a5 = adj, a6 = (int32_t)(uintptr_t)dst, a7 = dst_step;
+    int32_t a4 = 4 * groups, a5 = kind, a6 = (int32_t)(uintptr_t)dst, a7 = dst_step;
     int32_t g4 = (int32_t)(uintptr_t)base, x = (int32_t)(uintptr_t)held, r = (int32_t)(uintptr_t)off_b;
     int32_t wl, wo;
     (void)lshift; /* folded into the weights' block (MF_W16) */
@@ -83,6 +83,43 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
     "smlatt %[a6], %[x], %[wl], %[a6]\n\t"             \
     "smlabb %[a5], %[r], %[wo], %[a5]\n\t"             \
     "smlatt %[a7], %[r], %[wo], %[a7]\n\t"
+    /* B two columns right of A (stride 2): B's word first, then A's, so that x and r end on A's
+     * halves, which are B's two taps on (MF_DWQ_TAPR) */
+#define MF_DWQ_TAPBA(t)                               \
+    "ldr %[r], [sp, #(8 * " #t " + 4)]\n\t"            \
+    "ldr %[x], [%[r], %[g4]]\n\t"                      \
+    "ldr %[wl], [%[w], #(20 + 8 * " #t ")]\n\t"        \
+    "ldr %[wo], [%[w], #(24 + 8 * " #t ")]\n\t"        \
+    "sxtb16 %[r], %[x], ror #8\n\t"                    \
+    "sxtb16 %[x], %[x]\n\t"                            \
+    "smlabb %[a4], %[x], %[wl], %[a4]\n\t"             \
+    "smlatt %[a6], %[x], %[wl], %[a6]\n\t"             \
+    "smlabb %[a5], %[r], %[wo], %[a5]\n\t"             \
+    "smlatt %[a7], %[r], %[wo], %[a7]\n\t"             \
+    "ldr %[r], [sp, #(8 * " #t ")]\n\t"                \
+    "ldr %[x], [%[r], %[g4]]\n\t"                      \
+    "sxtb16 %[r], %[x], ror #8\n\t"                    \
+    "sxtb16 %[x], %[x]\n\t"                            \
+    "smlabb %[a0], %[x], %[wl], %[a0]\n\t"             \
+    "smlatt %[a2], %[x], %[wl], %[a2]\n\t"             \
+    "smlabb %[a1], %[r], %[wo], %[a1]\n\t"             \
+    "smlatt %[a3], %[r], %[wo], %[a3]\n\t"
+    /* B's word is A's of tap t + 2 (x and r hold its halves): B's products, then A's word */
+#define MF_DWQ_TAPR(t)                                \
+    "ldr %[wl], [%[w], #(20 + 8 * " #t ")]\n\t"        \
+    "ldr %[wo], [%[w], #(24 + 8 * " #t ")]\n\t"        \
+    "smlabb %[a4], %[x], %[wl], %[a4]\n\t"             \
+    "smlatt %[a6], %[x], %[wl], %[a6]\n\t"             \
+    "smlabb %[a5], %[r], %[wo], %[a5]\n\t"             \
+    "smlatt %[a7], %[r], %[wo], %[a7]\n\t"             \
+    "ldr %[r], [sp, #(8 * " #t ")]\n\t"                \
+    "ldr %[x], [%[r], %[g4]]\n\t"                      \
+    "sxtb16 %[r], %[x], ror #8\n\t"                    \
+    "sxtb16 %[x], %[x]\n\t"                            \
+    "smlabb %[a0], %[x], %[wl], %[a0]\n\t"             \
+    "smlatt %[a2], %[x], %[wl], %[a2]\n\t"             \
+    "smlabb %[a1], %[r], %[wo], %[a1]\n\t"             \
+    "smlatt %[a3], %[r], %[wo], %[a3]\n\t"
     /* channel c of A (p) and B (q): x holds the table block, w (saved at [132]) is free */
 #define MF_DWQ_RQ(c, p, q)                                     \
     "ldr %[wl], [%[x], #(16 + 4 * " #c ")]\n\t"                \
@@ -137,6 +174,12 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
 #define MF_DWQ_TAPS_ADJ                                                                        \
     MF_DWQ_TAP(0, "") MF_DWQ_TAPB(1, "") MF_DWQ_TAPB(2, "") MF_DWQ_TAP(3, "") MF_DWQ_TAPB(4, "") \
     MF_DWQ_TAPB(5, "") MF_DWQ_TAP(6, "") MF_DWQ_TAPB(7, "") MF_DWQ_TAPB(8, "!")
+    /* B two columns right of A: a row's third tap (B first), its first (B's word A's of the
+     * third), its second; then w onto 4 bytes before the next group's block */
+#define MF_DWQ_TAPS_STEP2                                                      \
+    MF_DWQ_TAPBA(2) MF_DWQ_TAPR(0) MF_DWQ_TAP(1, "") MF_DWQ_TAPBA(5) MF_DWQ_TAPR(3) \
+    MF_DWQ_TAP(4, "") MF_DWQ_TAPBA(8) MF_DWQ_TAPR(6) MF_DWQ_TAP(7, "")          \
+    "add %[w], %[w], #(16 + 8 * 9)\n\t"
     __asm__ volatile(
         "sub sp, sp, #144\n\t"
         "str %[x], [sp, #128]\n\t"
@@ -188,19 +231,31 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
         "strd %[a0], %[a1], [sp, #76]\n\t"
         "strd %[a3], %[a2], [sp, #84]\n\t"
         "str %[g4], [sp, #92]\n\t"
-#if MF_DW_ADJ && MF_DW_SPREAD
-        "ldr %[r], [sp, #136]\n\t" /* B to the right of A: the loop that shares their words */
-        "cmp %[r], #0\n\t"
-        "bne 40f\n\t"
+#if MF_DW_ADJ + MF_DW_STEP2 + MF_DW_SPREAD > 1
+        "ldr %[r], [sp, #136]\n\t" /* the pair's kind: its loop */
+#if MF_DW_ADJ
+        "cmp %[r], #1\n\t"
+        "beq 40f\n\t"
+#endif
+#if MF_DW_STEP2
+        "cmp %[r], #2\n\t"
+        "beq 50f\n\t"
+#endif
 #endif
 #if MF_DW_SPREAD
         MF_DWQ_GROUP(20, MF_DWQ_TAPS_ANY)
-#if MF_DW_ADJ
+#if MF_DW_ADJ || MF_DW_STEP2
         "b 29f\n\t"
 #endif
 #endif
 #if MF_DW_ADJ
         MF_DWQ_GROUP(40, MF_DWQ_TAPS_ADJ)
+#if MF_DW_STEP2
+        "b 29f\n\t"
+#endif
+#endif
+#if MF_DW_STEP2
+        MF_DWQ_GROUP(50, MF_DWQ_TAPS_STEP2)
 #endif
         "29:\n\t"
         /* the pair's end: B's words out (if held), then the next pair of the run, or out */
@@ -241,11 +296,14 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
 #undef MF_DWQ_GROUP
 #undef MF_DWQ_TAPS_ANY
 #undef MF_DWQ_TAPS_ADJ
+#undef MF_DWQ_TAPS_STEP2
+#undef MF_DWQ_TAPBA
+#undef MF_DWQ_TAPR
 #undef MF_DWQ_RQ
 #undef MF_DWQ_PACK
 #else
     (void)held;
-    (void)adj;
+    (void)kind;
     if (off_b == off) {
         mf_dw_pixels(off, 9, base, 0, w, qb, groups, lshift, dst, 2 * pairs, (int32_t)step, dst_step);
     } else {

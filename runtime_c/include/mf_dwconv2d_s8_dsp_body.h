@@ -44,15 +44,22 @@
 #ifndef MF_DW_QUADS
 #define MF_DW_QUADS 0
 #endif
-/* mf_dw_pairs' group loops in this build (lower/fast.py dw_sizes): MF_DW_ADJ, the one for a pair
- * whose second pixel is the first's right neighbour in a 3x3 stride-1 window (a row's columns
- * shared, never in a backward plan); MF_DW_SPREAD, the one for any other pair (a build that
- * leaves it out pairs no other pixels: they go one at a time). Without dw_sizes, the latter. */
+/* mf_dw_pairs' group loops in this build (lower/fast.py dw_sizes), by the pair's kind: the second
+ * pixel the first's right neighbour in a 3x3 window (MF_DW_ADJ: a row's columns shared) or two
+ * columns to its right (MF_DW_STEP2: stride 2, one column shared), never in a backward plan; any
+ * other pair (MF_DW_SPREAD). A build that leaves a loop out pairs no pixels of its kind: they go
+ * one at a time. Without dw_sizes, the last one only. */
+#define MF_DW_KIND_ANY 0
+#define MF_DW_KIND_ADJ 1
+#define MF_DW_KIND_STEP2 2
 #ifndef MF_DW_SPREAD
 #define MF_DW_SPREAD 1
 #endif
 #ifndef MF_DW_ADJ
 #define MF_DW_ADJ 0
+#endif
+#ifndef MF_DW_STEP2
+#define MF_DW_STEP2 0
 #endif
 
 /* acc += the taps of one channel group (the portable path of mf_dw_pixels): address tap[t] + g4
@@ -309,10 +316,13 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
     const int b_direct = out_hi <= in_lo || in_hi <= out_lo ||
                          (out_stride == c && (out_lo > in_lo ? out_lo - in_lo : in_lo - out_lo) % (uintptr_t)c == 0);
     uint32_t *const b_held = b_direct ? NULL : stage;
-    /* a pair's second pixel is the first's right neighbour, their windows' rows share columns */
-    const int adj = !MF_MVE && !reverse && k_h == 3 && k_w == 3 && p->stride_w == 1 && dil_w == 1;
+    /* a pair's second pixel one or two columns right of the first: their windows share columns */
+    const int near = !MF_MVE && !reverse && k_h == 3 && k_w == 3 && dil_w == 1 && p->stride_w <= 2;
+    const int pair = near ? p->stride_w : MF_DW_KIND_ANY;
     const int paired = direct && taps == 9 && (groups <= per || b_direct) &&
-                       (MF_MVE || (adj ? MF_DW_ADJ : MF_DW_SPREAD)); /* (Helium: mf_dw_pixels' pixels) */
+                       (MF_MVE || (pair == MF_DW_KIND_ADJ    ? MF_DW_ADJ
+                                   : pair == MF_DW_KIND_STEP2 ? MF_DW_STEP2
+                                                              : MF_DW_SPREAD)); /* (Helium: mf_dw_pixels') */
     const int linked = paired && groups >= MF_DW_LINK_GROUPS;
 #if MF_DW_QUADS && !MF_MVE
     /* runs four at a time (mf_dw_quads.h): 3x3, stride and dilation 1 along the row, every store
@@ -392,7 +402,7 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                     int8_t *dst = output + pix * out_stride;
                     if (held != NULL) { /* an interior second pixel: the window's offsets from its base */
                         mf_dw_pairs(tap, base != NULL ? inner : tap_b, NULL, 1, (intptr_t)base, weights, p->quant,
-                                    groups, lshift, held, dst_step, b_held, adj);
+                                    groups, lshift, held, dst_step, b_held, pair);
                         held = NULL;
                     } else if (linked && xx + 1 < out_w) {
                         held = dst;
@@ -418,7 +428,7 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                     left = paired ? rest % 2 : rest;
                     if (rest > left) {
                         mf_dw_pairs(inner, inner, base, rest / 2, step, weights, p->quant, groups, lshift, dst,
-                                    dst_step, b_held, adj);
+                                    dst_step, b_held, pair);
                         base += (rest - left) * step;
                         dst += (rest - left) * dst_step;
                     }
