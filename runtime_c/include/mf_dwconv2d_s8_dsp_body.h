@@ -341,8 +341,10 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
     }
 #if MF_DW_QUADS && !MF_MVE
     if (quads) {
-        for (ky = 0; ky < 18; ky++) {
-            cols[ky] = inner[3 * (ky / 6)] + (ky % 6) * c;
+        for (ky = 0; ky < 3; ky++) {
+            for (kx = 0; kx < 6; kx++) {
+                cols[6 * ky + kx] = inner[3 * ky] + kx * c;
+            }
         }
     }
 #endif
