@@ -10,6 +10,11 @@
  * SMMLAR(a, m, round - 1)), and stored as one word each. Eight accumulators, the weight pair,
  * the input word and its odd half, the group offset and the weight cursor fill the 14 registers,
  * so the tap offsets live in the asm's own stack frame, at offsets fixed by the unrolled taps.
+ * Three group loops, one per kind of pair (the caller's `kind`; a build compiles those its calls
+ * need, mf_dwconv2d_s8_dsp_body.h MF_DW_*): B the right neighbour of A in a 3x3 window (a row's
+ * second and third taps take A's input word from B's of the tap before: 4 input words a row),
+ * B two columns right of A (stride 2: a row's third tap goes first, B's word before A's, so that
+ * its first tap takes B's word from A's third: 5 words a row), any other pair (6 words a row).
  *
  * Access order: that of the pixels one after the other (the planner's pixel-window contract):
  * the first pixel of a pair stores each group as it goes, which the contract allows (its output

@@ -12,8 +12,10 @@
  * point, which the bias fold cancels, as TFLite's skipped taps). Without an epilogue (and a
  * clamp) the groups store straight into the output, a row's interior pixels in one call (a run),
  * and a 3x3 window's pixels two at a time (mf_dw_pairs.h: a run's by offsets, other neighbours by
- * addresses); otherwise a stage of up to MF_STAGE_MAX channels at a time is finished by
- * mf_fast_finish (mf_finish.h).
+ * addresses), or with stride 1 four at a time where no store can reach an unread word
+ * (mf_dw_quads.h: a run's by offsets, a border pixel and the three after it by addresses);
+ * otherwise a stage of up to MF_STAGE_MAX channels at a time is finished by mf_fast_finish
+ * (mf_finish.h).
  *
  * Access order (the planner's unstaged pixel units): a group or a stage reads only its pixel's
  * window, then writes its own channels; pixels never interleave their stores with a later
