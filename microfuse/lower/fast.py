@@ -382,6 +382,23 @@ def dw_fits(op: Op, level: str) -> bool:
     return fields is not None and fields["lshift"] <= DW_FOLD_MAX
 
 
+def dw_sizes(params: dict) -> dict[str, int]:
+    """The code a build's depthwise calls need (mf_dwconv2d_s8_dsp_body.h), stored straight out (no
+    clamp): a 3x3 window, stride and dilation 1 along the row, pairs neighbours (MF_DW_ADJ), and
+    four at a time (MF_DW_QUADS, mf_dw_quads.h) where its rows hold a run of four interior pixels
+    or more; stride 2, pixels two columns apart (MF_DW_STEP2); any other pairs (MF_DW_SPREAD). A build leaves out what none of its calls needs (KWS:
+    five-wide rows, stride 1, so neither the quads nor the other pairs)."""
+    p = params
+    if p["clamp"]:
+        return {"MF_DW_SPREAD": 0}
+    if (p["k_h"], p["k_w"], p["stride_w"], p["dilation_w"]) == (3, 3, 2, 1):
+        return {"MF_DW_SPREAD": 0, "MF_DW_STEP2": 1}
+    if (p["k_h"], p["k_w"], p["stride_w"], p["dilation_w"]) != (3, 3, 1, 1):
+        return {"MF_DW_SPREAD": 1}
+    x_lo, x_hi = p["pad_w"], min(p["in_w"] - 3 + p["pad_w"] + 1, p["out_w"])  # mf_dwconv2d_s8_dsp_loop's
+    return {"MF_DW_SPREAD": 0, "MF_DW_ADJ": 1, **({"MF_DW_QUADS": 1} if x_hi - x_lo >= 4 else {})}
+
+
 def dw_words(taps: np.ndarray) -> np.ndarray:
     """The int8 layout (Helium's mf_dw_pixel_mve): words [group][tap][4 channels]."""
     c, t = taps.shape

@@ -10,6 +10,11 @@
  * SMMLAR(a, m, round - 1)), and stored as one word each. Eight accumulators, the weight pair,
  * the input word and its odd half, the group offset and the weight cursor fill the 14 registers,
  * so the tap offsets live in the asm's own stack frame, at offsets fixed by the unrolled taps.
+ * Three group loops, one per kind of pair (the caller's `kind`; a build compiles those its calls
+ * need, mf_dwconv2d_s8_dsp_body.h MF_DW_*): B the right neighbour of A in a 3x3 window (a row's
+ * second and third taps take A's input word from B's of the tap before: 4 input words a row),
+ * B two columns right of A (stride 2: a row's third tap goes first, B's word before A's, so that
+ * its first tap takes B's word from A's third: 5 words a row), any other pair (6 words a row).
  *
  * Access order: that of the pixels one after the other (the planner's pixel-window contract):
  * the first pixel of a pair stores each group as it goes, which the contract allows (its output
@@ -32,25 +37,26 @@
 MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int8_t *base, int32_t pairs,
                            intptr_t step,
                            const uint32_t *w, const int32_t *qb, int32_t groups, int32_t lshift,
-                           int8_t *dst, int32_t dst_step, uint32_t *held)
+                           int8_t *dst, int32_t dst_step, uint32_t *held, int32_t kind)
 {
 #if MF_ASM_LOOPS && !MF_MVE
     /* The frame: [0, 72) the taps of A and B ((off[t], off[t] + step) at 8 t), [72] -
-     * [76] table cursor [80] A's dst less the pair's first group offset [84] dst_step [88] the
-     * pair's last group end [92] pairs left [96] the pair's first group offset [100] 2 step [104]
-     * qb [108] w [112] the pair's dst [116] 2 dst_step [120] 4 groups [124] B's dst (held, or
-     * A's + dst_step) less the first group offset [128] held (NULL: B stores straight out)
-     * [132] w while it is the requantization's scratch. */
+     * per pair: [76] qb less 16 times its first group offset (the table block of the group at
+     * offset g4: [76] + 16 g4) [80] A's dst and [84] B's dst (held, or A's + dst_step) less the
+     * first group offset [88] the last group end [92] the first group offset; [96] pairs left
+     * [100] 2 step [104] qb [108] w - 4 [112] the pair's dst [116] 2 dst_step [120] 4 groups
+     * [124] dst_step [128] held (NULL: B stores straight out) [132] w while it is the
+     * requantization's scratch [136] kind (mf_dwconv2d_s8_dsp_body.h MF_DW_KIND_*). */
     int32_t a0 = (int32_t)(uintptr_t)off, a1 = (int32_t)step, a2 = pairs, a3 = (int32_t)(uintptr_t)qb;
-    int32_t a4 = 4 * groups, a5 = 0, a6 = (int32_t)(uintptr_t)dst, a7 = dst_step;
+    int32_t a4 = 4 * groups, a5 = kind, a6 = (int32_t)(uintptr_t)dst, a7 = dst_step;
     int32_t g4 = (int32_t)(uintptr_t)base, x = (int32_t)(uintptr_t)held, r = (int32_t)(uintptr_t)off_b;
     int32_t wl, wo;
     (void)lshift; /* folded into the weights' block (MF_W16) */
-#define MF_DWQ_TAP(t)                                 \
+#define MF_DWQ_TAP(t, wb)                             \
     "ldr %[r], [sp, #(8 * " #t ")]\n\t"                \
     "ldr %[x], [%[r], %[g4]]\n\t"                      \
-    "ldr %[wl], [%[w], #(16 + 8 * " #t ")]\n\t"        \
-    "ldr %[wo], [%[w], #(20 + 8 * " #t ")]\n\t"        \
+    "ldr %[wl], [%[w], #(20 + 8 * " #t ")]\n\t"        \
+    "ldr %[wo], [%[w], #(24 + 8 * " #t ")]" wb "\n\t"  \
     "sxtb16 %[r], %[x], ror #8\n\t"                    \
     "sxtb16 %[x], %[x]\n\t"                            \
     "smlabb %[a0], %[x], %[wl], %[a0]\n\t"             \
@@ -65,6 +71,60 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
     "smlatt %[a6], %[x], %[wl], %[a6]\n\t"             \
     "smlabb %[a5], %[r], %[wo], %[a5]\n\t"             \
     "smlatt %[a7], %[r], %[wo], %[a7]\n\t"
+    /* the same where A's input word is B's of the tap before (B the pixel to the right of A, a
+     * 3x3 window's next column in its row: x and r hold its halves already) */
+#define MF_DWQ_TAPB(t, wb)                            \
+    "ldr %[wl], [%[w], #(20 + 8 * " #t ")]\n\t"        \
+    "ldr %[wo], [%[w], #(24 + 8 * " #t ")]" wb "\n\t"  \
+    "smlabb %[a0], %[x], %[wl], %[a0]\n\t"             \
+    "smlatt %[a2], %[x], %[wl], %[a2]\n\t"             \
+    "smlabb %[a1], %[r], %[wo], %[a1]\n\t"             \
+    "smlatt %[a3], %[r], %[wo], %[a3]\n\t"             \
+    "ldr %[r], [sp, #(8 * " #t " + 4)]\n\t"            \
+    "ldr %[x], [%[r], %[g4]]\n\t"                      \
+    "sxtb16 %[r], %[x], ror #8\n\t"                    \
+    "sxtb16 %[x], %[x]\n\t"                            \
+    "smlabb %[a4], %[x], %[wl], %[a4]\n\t"             \
+    "smlatt %[a6], %[x], %[wl], %[a6]\n\t"             \
+    "smlabb %[a5], %[r], %[wo], %[a5]\n\t"             \
+    "smlatt %[a7], %[r], %[wo], %[a7]\n\t"
+    /* B two columns right of A (stride 2): B's word first, then A's, so that x and r end on A's
+     * halves, which are B's two taps on (MF_DWQ_TAPR) */
+#define MF_DWQ_TAPBA(t)                               \
+    "ldr %[r], [sp, #(8 * " #t " + 4)]\n\t"            \
+    "ldr %[x], [%[r], %[g4]]\n\t"                      \
+    "ldr %[wl], [%[w], #(20 + 8 * " #t ")]\n\t"        \
+    "ldr %[wo], [%[w], #(24 + 8 * " #t ")]\n\t"        \
+    "sxtb16 %[r], %[x], ror #8\n\t"                    \
+    "sxtb16 %[x], %[x]\n\t"                            \
+    "smlabb %[a4], %[x], %[wl], %[a4]\n\t"             \
+    "smlatt %[a6], %[x], %[wl], %[a6]\n\t"             \
+    "smlabb %[a5], %[r], %[wo], %[a5]\n\t"             \
+    "smlatt %[a7], %[r], %[wo], %[a7]\n\t"             \
+    "ldr %[r], [sp, #(8 * " #t ")]\n\t"                \
+    "ldr %[x], [%[r], %[g4]]\n\t"                      \
+    "sxtb16 %[r], %[x], ror #8\n\t"                    \
+    "sxtb16 %[x], %[x]\n\t"                            \
+    "smlabb %[a0], %[x], %[wl], %[a0]\n\t"             \
+    "smlatt %[a2], %[x], %[wl], %[a2]\n\t"             \
+    "smlabb %[a1], %[r], %[wo], %[a1]\n\t"             \
+    "smlatt %[a3], %[r], %[wo], %[a3]\n\t"
+    /* B's word is A's of tap t + 2 (x and r hold its halves): B's products, then A's word */
+#define MF_DWQ_TAPR(t)                                \
+    "ldr %[wl], [%[w], #(20 + 8 * " #t ")]\n\t"        \
+    "ldr %[wo], [%[w], #(24 + 8 * " #t ")]\n\t"        \
+    "smlabb %[a4], %[x], %[wl], %[a4]\n\t"             \
+    "smlatt %[a6], %[x], %[wl], %[a6]\n\t"             \
+    "smlabb %[a5], %[r], %[wo], %[a5]\n\t"             \
+    "smlatt %[a7], %[r], %[wo], %[a7]\n\t"             \
+    "ldr %[r], [sp, #(8 * " #t ")]\n\t"                \
+    "ldr %[x], [%[r], %[g4]]\n\t"                      \
+    "sxtb16 %[r], %[x], ror #8\n\t"                    \
+    "sxtb16 %[x], %[x]\n\t"                            \
+    "smlabb %[a0], %[x], %[wl], %[a0]\n\t"             \
+    "smlatt %[a2], %[x], %[wl], %[a2]\n\t"             \
+    "smlabb %[a1], %[r], %[wo], %[a1]\n\t"             \
+    "smlatt %[a3], %[r], %[wo], %[a3]\n\t"
     /* channel c of A (p) and B (q): x holds the table block, w (saved at [132]) is free */
 #define MF_DWQ_RQ(c, p, q)                                     \
     "ldr %[wl], [%[x], #(16 + 4 * " #c ")]\n\t"                \
@@ -78,21 +138,64 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
     "smmlar %[" #q "], %[" #q "], %[wl], %[w]\n\t"             \
     "asr %[" #q "], %[" #q "], %[r]\n\t"                       \
     "ssat %[" #q "], #8, %[" #q "]\n\t"
-#define MF_DWQ_PACK(p0, p1, p2, p3)                                   \
-    "pkhbt %[" #p0 "], %[" #p0 "], %[" #p2 "], lsl #16\n\t"           \
-    "pkhbt %[" #p1 "], %[" #p1 "], %[" #p3 "], lsl #16\n\t"           \
-    "and %[" #p0 "], %[" #p0 "], #0xff00ff\n\t"                       \
-    "and %[" #p1 "], %[" #p1 "], #0xff00ff\n\t"                       \
-    "orr %[" #p0 "], %[" #p0 "], %[" #p1 "], lsl #8\n\t"
+    /* the four saturated values into p0's bytes (its bits 8 and up, sign copies, overwritten) */
+#define MF_DWQ_PACK(p0, p1, p2, p3)                          \
+    "bfi %[" #p0 "], %[" #p1 "], #8, #8\n\t"                \
+    "bfi %[" #p0 "], %[" #p2 "], #16, #8\n\t"               \
+    "bfi %[" #p0 "], %[" #p3 "], #24, #8\n\t"
+    /* a pair's group loop (label n), its taps `taps` */
+#define MF_DWQ_GROUP(n, taps) \
+        #n ":\n\t" /* group: w 4 bytes before its block of weights, which starts with the biases   \
+                     * (shifted); eight single loads back to back (1 cycle each behind the first,  \
+                     * the first tap's offset load too) beat two LDRDs and four moves */           \
+        "ldr %[a0], [%[w], #4]\n\t"                                                                \
+        "ldr %[a1], [%[w], #8]\n\t"                                                                \
+        "ldr %[a2], [%[w], #12]\n\t"                                                               \
+        "ldr %[a3], [%[w], #16]\n\t"                                                               \
+        "ldr %[a4], [%[w], #4]\n\t"                                                                \
+        "ldr %[a5], [%[w], #8]\n\t"                                                                \
+        "ldr %[a6], [%[w], #12]\n\t"                                                               \
+        "ldr %[a7], [%[w], #16]\n\t"                                                               \
+        taps /* (the last one moves w onto 4 bytes before the next group's block) */               \
+        "ldr %[x], [sp, #76]\n\t"                                                                  \
+        "str %[w], [sp, #132]\n\t" /* behind a load: 1 cycle */                                    \
+        "add %[x], %[x], %[g4], lsl #4\n\t" /* the group's table block */                          \
+        MF_DWQ_RQ(0, a0, a4) MF_DWQ_RQ(1, a1, a5) MF_DWQ_RQ(2, a2, a6) MF_DWQ_RQ(3, a3, a7)        \
+        MF_DWQ_PACK(a0, a1, a2, a3) MF_DWQ_PACK(a4, a5, a6, a7)                                    \
+        "ldr %[wl], [sp, #80]\n\t" /* the outputs' addresses less the group offset, w and the      \
+                                      * group end: four loads in a run, the first store behind */  \
+        "ldr %[wo], [sp, #84]\n\t"                                                                 \
+        "ldr %[w], [sp, #132]\n\t"                                                                 \
+        "ldr %[r], [sp, #88]\n\t"                                                                  \
+        "str %[a0], [%[wl], %[g4]]\n\t"                                                            \
+        "str %[a4], [%[wo], %[g4]]\n\t"                                                            \
+        "adds %[g4], %[g4], #4\n\t"                                                                \
+        "cmp %[g4], %[r]\n\t"                                                                      \
+        "bne " #n "b\n\t"
+#define MF_DWQ_TAPS_ANY                                                                      \
+    MF_DWQ_TAP(0, "") MF_DWQ_TAP(1, "") MF_DWQ_TAP(2, "") MF_DWQ_TAP(3, "") MF_DWQ_TAP(4, "")  \
+    MF_DWQ_TAP(5, "") MF_DWQ_TAP(6, "") MF_DWQ_TAP(7, "") MF_DWQ_TAP(8, "!")
+    /* B the pixel to the right of A: a row's first tap loads A's word, its others take B's */
+#define MF_DWQ_TAPS_ADJ                                                                        \
+    MF_DWQ_TAP(0, "") MF_DWQ_TAPB(1, "") MF_DWQ_TAPB(2, "") MF_DWQ_TAP(3, "") MF_DWQ_TAPB(4, "") \
+    MF_DWQ_TAPB(5, "") MF_DWQ_TAP(6, "") MF_DWQ_TAPB(7, "") MF_DWQ_TAPB(8, "!")
+    /* B two columns right of A: a row's third tap (B first), its first (B's word A's of the
+     * third), its second; then w onto 4 bytes before the next group's block */
+#define MF_DWQ_TAPS_STEP2                                                      \
+    MF_DWQ_TAPBA(2) MF_DWQ_TAPR(0) MF_DWQ_TAP(1, "") MF_DWQ_TAPBA(5) MF_DWQ_TAPR(3) \
+    MF_DWQ_TAP(4, "") MF_DWQ_TAPBA(8) MF_DWQ_TAPR(6) MF_DWQ_TAP(7, "")          \
+    "add %[w], %[w], #(16 + 8 * 9)\n\t"
     __asm__ volatile(
-        "sub sp, sp, #136\n\t"
+        "sub sp, sp, #144\n\t"
         "str %[x], [sp, #128]\n\t"
-        "str %[a7], [sp, #84]\n\t"
-        "str %[a2], [sp, #92]\n\t"
+        "str %[a5], [sp, #136]\n\t"
+        "str %[a7], [sp, #124]\n\t"
+        "str %[a2], [sp, #96]\n\t"
         "lsl %[x], %[a1], #1\n\t"
         "str %[x], [sp, #100]\n\t"
         "str %[a3], [sp, #104]\n\t"
-        "str %[w], [sp, #108]\n\t"
+        "sub %[x], %[w], #4\n\t"
+        "str %[x], [sp, #108]\n\t"
         "str %[a6], [sp, #112]\n\t"
         "lsl %[x], %[a7], #1\n\t"
         "str %[x], [sp, #116]\n\t"
@@ -115,62 +218,58 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
         "strd %[a6], %[wl], [%[a2]], #8\n\t"
         "subs %[a3], %[a3], #1\n\t"
         "bne 1b\n\t"
-        "10:\n\t" /* pair: g4 its first group's offset */
-        "str %[g4], [sp, #96]\n\t"
-        "ldr %[x], [sp, #120]\n\t"
-        "add %[x], %[x], %[g4]\n\t"
-        "str %[x], [sp, #88]\n\t"
-        "ldr %[x], [sp, #104]\n\t"
-        "str %[x], [sp, #76]\n\t"
-        "ldr %[x], [sp, #112]\n\t"
-        "sub %[x], %[x], %[g4]\n\t"
-        "str %[x], [sp, #80]\n\t"
-        "ldr %[x], [sp, #128]\n\t" /* B's words: into held, or (NULL) straight out */
-        "cmp %[x], #0\n\t"
-        "bne 11f\n\t"
-        "ldr %[x], [sp, #112]\n\t"
-        "ldr %[r], [sp, #84]\n\t"
-        "add %[x], %[x], %[r]\n\t"
-        "11:\n\t"
-        "sub %[x], %[x], %[g4]\n\t"
-        "str %[x], [sp, #124]\n\t"
+        "10:\n\t" /* pair: g4 its first group's offset; its five words in one run of loads, two
+                     * STRDs and a store (a0 - a7 are free until the first group) */
+        "ldr %[a0], [sp, #104]\n\t"
+        "ldr %[a1], [sp, #112]\n\t"
+        "ldr %[a2], [sp, #120]\n\t"
+        "ldr %[a3], [sp, #128]\n\t"
+        "ldr %[a4], [sp, #124]\n\t"
         "ldr %[w], [sp, #108]\n\t"
-        "20:\n\t" /* group: its block of weights starts with the biases (shifted); eight single
-                     * loads back to back (1 cycle each behind the first, the first tap's offset
-                     * load too) beat two LDRDs and four moves */
-        "ldr %[a0], [%[w]]\n\t"
-        "ldr %[a1], [%[w], #4]\n\t"
-        "ldr %[a2], [%[w], #8]\n\t"
-        "ldr %[a3], [%[w], #12]\n\t"
-        "ldr %[a4], [%[w]]\n\t"
-        "ldr %[a5], [%[w], #4]\n\t"
-        "ldr %[a6], [%[w], #8]\n\t"
-        "ldr %[a7], [%[w], #12]\n\t"
-        MF_DWQ_TAP(0) MF_DWQ_TAP(1) MF_DWQ_TAP(2) MF_DWQ_TAP(3) MF_DWQ_TAP(4) MF_DWQ_TAP(5)
-        MF_DWQ_TAP(6) MF_DWQ_TAP(7) MF_DWQ_TAP(8)
-        "add %[w], %[w], #(16 + 8 * 9)\n\t"
-        "ldr %[x], [sp, #76]\n\t"
-        "str %[w], [sp, #132]\n\t" /* behind a load: 1 cycle */
-        MF_DWQ_RQ(0, a0, a4) MF_DWQ_RQ(1, a1, a5) MF_DWQ_RQ(2, a2, a6) MF_DWQ_RQ(3, a3, a7)
-        MF_DWQ_PACK(a0, a1, a2, a3) MF_DWQ_PACK(a4, a5, a6, a7)
-        "adds %[x], %[x], #64\n\t"
-        "ldr %[r], [sp, #80]\n\t" /* the outputs' addresses less the group offset */
-        "str %[a0], [%[r], %[g4]]\n\t"
-        "ldr %[r], [sp, #124]\n\t"
-        "str %[a4], [%[r], %[g4]]\n\t"
-        "ldr %[w], [sp, #132]\n\t" /* loads paired so that the second and the store pipeline */
-        "ldr %[r], [sp, #88]\n\t"
-        "str %[x], [sp, #76]\n\t"
-        "adds %[g4], %[g4], #4\n\t"
-        "cmp %[g4], %[r]\n\t"
-        "bne 20b\n\t"
+        "sub %[a0], %[a0], %[g4], lsl #4\n\t"
+        "cmp %[a3], #0\n\t" /* B's words: into held, or (NULL) straight out */
+        "it eq\n\t"
+        "addeq %[a3], %[a1], %[a4]\n\t"
+        "sub %[a1], %[a1], %[g4]\n\t"
+        "sub %[a3], %[a3], %[g4]\n\t"
+        "add %[a2], %[a2], %[g4]\n\t"
+        "strd %[a0], %[a1], [sp, #76]\n\t"
+        "strd %[a3], %[a2], [sp, #84]\n\t"
+        "str %[g4], [sp, #92]\n\t"
+#if MF_DW_ADJ + MF_DW_STEP2 + MF_DW_SPREAD > 1
+        "ldr %[r], [sp, #136]\n\t" /* the pair's kind: its loop */
+#if MF_DW_ADJ
+        "cmp %[r], #1\n\t"
+        "beq 40f\n\t"
+#endif
+#if MF_DW_STEP2
+        "cmp %[r], #2\n\t"
+        "beq 50f\n\t"
+#endif
+#endif
+#if MF_DW_SPREAD
+        MF_DWQ_GROUP(20, MF_DWQ_TAPS_ANY)
+#if MF_DW_ADJ || MF_DW_STEP2
+        "b 29f\n\t"
+#endif
+#endif
+#if MF_DW_ADJ
+        MF_DWQ_GROUP(40, MF_DWQ_TAPS_ADJ)
+#if MF_DW_STEP2
+        "b 29f\n\t"
+#endif
+#endif
+#if MF_DW_STEP2
+        MF_DWQ_GROUP(50, MF_DWQ_TAPS_STEP2)
+#endif
+        "29:\n\t"
         /* the pair's end: B's words out (if held), then the next pair of the run, or out */
         "ldr %[r], [sp, #128]\n\t"
         "cmp %[r], #0\n\t"
         "beq 31f\n\t"
         "ldr %[x], [sp, #120]\n\t"
         "ldr %[wl], [sp, #112]\n\t"
-        "ldr %[wo], [sp, #84]\n\t"
+        "ldr %[wo], [sp, #124]\n\t"
         "add %[wl], %[wl], %[wo]\n\t"
         "30:\n\t"
         "ldr %[wo], [%[r]], #4\n\t"
@@ -178,30 +277,38 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
         "subs %[x], %[x], #4\n\t"
         "bne 30b\n\t"
         "31:\n\t"
-        "ldr %[x], [sp, #92]\n\t"
-        "subs %[x], %[x], #1\n\t"
+        "ldr %[a0], [sp, #96]\n\t"
+        "ldr %[a1], [sp, #100]\n\t"
+        "ldr %[a2], [sp, #112]\n\t"
+        "ldr %[a3], [sp, #116]\n\t"
+        "ldr %[g4], [sp, #92]\n\t"
+        "subs %[a0], %[a0], #1\n\t"
         "beq 90f\n\t"
-        "str %[x], [sp, #92]\n\t"
-        "ldr %[g4], [sp, #96]\n\t"
-        "ldr %[x], [sp, #100]\n\t"
-        "add %[g4], %[g4], %[x]\n\t"
-        "ldr %[r], [sp, #112]\n\t"
-        "ldr %[x], [sp, #116]\n\t"
-        "add %[r], %[r], %[x]\n\t"
-        "str %[r], [sp, #112]\n\t"
+        "add %[g4], %[g4], %[a1]\n\t"
+        "add %[a2], %[a2], %[a3]\n\t"
+        "str %[a0], [sp, #96]\n\t"
+        "str %[a2], [sp, #112]\n\t"
         "b 10b\n\t"
         "90:\n\t"
-        "add sp, sp, #136\n\t"
+        "add sp, sp, #144\n\t"
         : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [a4] "+r"(a4), [a5] "+r"(a5),
           [a6] "+r"(a6), [a7] "+r"(a7), [g4] "+r"(g4), [w] "+r"(w), [x] "+r"(x), [r] "+r"(r),
           [wl] "=&r"(wl), [wo] "=&r"(wo)
         :
         : "cc", "memory");
 #undef MF_DWQ_TAP
+#undef MF_DWQ_TAPB
+#undef MF_DWQ_GROUP
+#undef MF_DWQ_TAPS_ANY
+#undef MF_DWQ_TAPS_ADJ
+#undef MF_DWQ_TAPS_STEP2
+#undef MF_DWQ_TAPBA
+#undef MF_DWQ_TAPR
 #undef MF_DWQ_RQ
 #undef MF_DWQ_PACK
 #else
     (void)held;
+    (void)kind;
     if (off_b == off) {
         mf_dw_pixels(off, 9, base, 0, w, qb, groups, lshift, dst, 2 * pairs, (int32_t)step, dst_step);
     } else {

@@ -12,8 +12,10 @@
  * point, which the bias fold cancels, as TFLite's skipped taps). Without an epilogue (and a
  * clamp) the groups store straight into the output, a row's interior pixels in one call (a run),
  * and a 3x3 window's pixels two at a time (mf_dw_pairs.h: a run's by offsets, other neighbours by
- * addresses); otherwise a stage of up to MF_STAGE_MAX channels at a time is finished by
- * mf_fast_finish (mf_finish.h).
+ * addresses), or with stride 1 four at a time where no store can reach an unread word
+ * (mf_dw_quads.h: a run's by offsets, a border pixel and the three after it by addresses);
+ * otherwise a stage of up to MF_STAGE_MAX channels at a time is finished by mf_fast_finish
+ * (mf_finish.h).
  *
  * Access order (the planner's unstaged pixel units): a group or a stage reads only its pixel's
  * window, then writes its own channels; pixels never interleave their stores with a later
@@ -38,6 +40,29 @@
  * int16 lanes (w0, w2), (w1, w3), all shifted left by lshift: the kernels skip the shift); else
  * dw_words' int8 words (Helium, which never gets the flag) */
 #define MF_W16 128
+/* 1 in builds with a 3x3 stride-1 depthwise call whose rows hold four interior pixels or more
+ * (lower/fast.py dw_sizes, mf_config.h): runs of them go four at a time (mf_dw_quads.h); the
+ * other builds do not link that code. */
+#ifndef MF_DW_QUADS
+#define MF_DW_QUADS 0
+#endif
+/* mf_dw_pairs' group loops in this build (lower/fast.py dw_sizes), by the pair's kind: the second
+ * pixel the first's right neighbour in a 3x3 window (MF_DW_ADJ: a row's columns shared) or two
+ * columns to its right (MF_DW_STEP2: stride 2, one column shared), never in a backward plan; any
+ * other pair (MF_DW_SPREAD). A build that leaves a loop out pairs no pixels of its kind: they go
+ * one at a time. Without dw_sizes, the last one only. */
+#define MF_DW_KIND_ANY 0
+#define MF_DW_KIND_ADJ 1
+#define MF_DW_KIND_STEP2 2
+#ifndef MF_DW_SPREAD
+#define MF_DW_SPREAD 1
+#endif
+#ifndef MF_DW_ADJ
+#define MF_DW_ADJ 0
+#endif
+#ifndef MF_DW_STEP2
+#define MF_DW_STEP2 0
+#endif
 
 /* acc += the taps of one channel group (the portable path of mf_dw_pixels): address tap[t] + g4
  * holds the four input channels of tap t, *wp the four weights of each tap in turn. */
@@ -116,11 +141,12 @@ MF_HELPER void mf_dw_pixels(const intptr_t *tap, int32_t taps, const int8_t *bas
         }
     }
 #elif MF_ASM_LOOPS
-    /* Loop state in a frame below the stack pointer: [0] tap [4] taps [8] w [12] dst [16] the
-     * pixel's last group end [20] lshift [24] pixels left [28] step [32] dst_step - 4 groups
-     * [36] qb [40] the pixel's first group offset [44] 4 groups. The table block and the group's
-     * offset stay in registers. A 3x3 window runs its taps unrolled, falling through into the
-     * requantization; other windows loop out of line (22:). The four bytes store as one word. */
+    /* Loop state in a frame below the stack pointer: [0] tap [4] taps [8] w [12] the pixel's dst
+     * less its first group offset [16] the pixel's last group end [20] lshift [24] pixels left
+     * [28] step [32] dst_step - step [36] qb [40] the pixel's first group offset [44] 4 groups.
+     * The table block and the group's offset stay in registers. A 3x3 window runs its taps
+     * unrolled, falling through into the requantization; other windows loop out of line (22:).
+     * The four bytes store as one word. */
     int32_t a0, a1 = count, a2 = step, a3 = dst_step;
     const intptr_t *tp = tap;
     int32_t n = taps, g4 = (int32_t)((uintptr_t)base + 4u * (uint32_t)g0), x = 4 * groups, xo = lshift;
@@ -138,8 +164,10 @@ MF_HELPER void mf_dw_pixels(const intptr_t *tap, int32_t taps, const int8_t *bas
     "smlabb %[a1], %[xo], %[wo], %[a1]\n\t"      \
     "smlatt %[a3], %[xo], %[wo], %[a3]\n\t"
 #define MF_DWP_RQ2(a, b, off)                                  \
-    "ldrd %[x], %[xo], [%[s], #" #off "]\n\t"                  \
-    "ldrd %[wl], %[wo], [%[s], #(" #off " + 16)]\n\t"          \
+    "ldr %[x], [%[s], #" #off "]\n\t"                          \
+    "ldr %[xo], [%[s], #(" #off " + 4)]\n\t"                   \
+    "ldr %[wl], [%[s], #(" #off " + 16)]\n\t"                  \
+    "ldr %[wo], [%[s], #(" #off " + 20)]\n\t"                  \
     "smmlar %[wl], %[" #a "], %[x], %[wl]\n\t"                 \
     "smmlar %[wo], %[" #b "], %[xo], %[wo]\n\t"                \
     "add %[wl], %[wl], %[" #a "], asr #31\n\t"                 \
@@ -154,11 +182,12 @@ MF_HELPER void mf_dw_pixels(const intptr_t *tap, int32_t taps, const int8_t *bas
         "str %[tp], [sp, #0]\n\t"
         "str %[n], [sp, #4]\n\t"
         "str %[w], [sp, #8]\n\t"
+        "sub %[r], %[r], %[g4]\n\t"
         "str %[r], [sp, #12]\n\t"
         "str %[xo], [sp, #20]\n\t"
         "str %[a1], [sp, #24]\n\t"
         "str %[a2], [sp, #28]\n\t"
-        "sub %[a3], %[a3], %[x]\n\t"
+        "sub %[a3], %[a3], %[a2]\n\t"
         "str %[a3], [sp, #32]\n\t"
         "str %[s], [sp, #36]\n\t"
         "str %[x], [sp, #44]\n\t"
@@ -180,14 +209,11 @@ MF_HELPER void mf_dw_pixels(const intptr_t *tap, int32_t taps, const int8_t *bas
         MF_DWP_TAP
         "23:\n\t"
         MF_DWP_RQ2(a0, a1, 16) MF_DWP_RQ2(a2, a3, 24)
-        "pkhbt %[a0], %[a0], %[a2], lsl #16\n\t"
-        "pkhbt %[a1], %[a1], %[a3], lsl #16\n\t"
-        "and %[a0], %[a0], #0xff00ff\n\t"
-        "and %[a1], %[a1], #0xff00ff\n\t"
-        "orr %[a0], %[a0], %[a1], lsl #8\n\t"
+        "bfi %[a0], %[a1], #8, #8\n\t" /* the four bytes into a0 (its sign copies overwritten) */
+        "bfi %[a0], %[a2], #16, #8\n\t"
+        "bfi %[a0], %[a3], #24, #8\n\t"
         "ldr %[r], [sp, #12]\n\t"
-        "str %[a0], [%[r]], #4\n\t"
-        "str %[r], [sp, #12]\n\t"
+        "str %[a0], [%[r], %[g4]]\n\t"
         "adds %[s], %[s], #64\n\t"
         "adds %[g4], %[g4], #4\n\t"
         "ldr %[x], [sp, #16]\n\t"
@@ -249,6 +275,9 @@ MF_HELPER void mf_dw_pixels(const intptr_t *tap, int32_t taps, const int8_t *bas
 }
 
 #include "mf_dw_pairs.h"
+#if MF_DW_QUADS && !MF_MVE
+#include "mf_dw_quads.h"
+#endif
 
 MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const mf_epilogue_s8 *e,
                                        const mf_fast_addsub *aq, int kind, const int8_t *input,
@@ -289,8 +318,20 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
     const int b_direct = out_hi <= in_lo || in_hi <= out_lo ||
                          (out_stride == c && (out_lo > in_lo ? out_lo - in_lo : in_lo - out_lo) % (uintptr_t)c == 0);
     uint32_t *const b_held = b_direct ? NULL : stage;
-    const int paired = direct && taps == 9 && (groups <= per || b_direct);
+    /* a pair's second pixel one or two columns right of the first: their windows share columns */
+    const int near = !MF_MVE && !reverse && k_h == 3 && k_w == 3 && dil_w == 1 && p->stride_w <= 2;
+    const int pair = near ? p->stride_w : MF_DW_KIND_ANY;
+    const int paired = direct && taps == 9 && (groups <= per || b_direct) &&
+                       (MF_MVE || (pair == MF_DW_KIND_ADJ    ? MF_DW_ADJ
+                                   : pair == MF_DW_KIND_STEP2 ? MF_DW_STEP2
+                                                              : MF_DW_SPREAD)); /* (Helium: mf_dw_pixels') */
     const int linked = paired && groups >= MF_DW_LINK_GROUPS;
+#if MF_DW_QUADS && !MF_MVE
+    /* runs four at a time (mf_dw_quads.h): 3x3, stride and dilation 1 along the row, every store
+     * unable to reach a word still to be read; cols its column offsets from the leftmost pixel */
+    const int quads = direct && b_direct && k_h == 3 && k_w == 3 && p->stride_w == 1 && dil_w == 1;
+    intptr_t cols[18], cols_at[18]; /* a run's offsets; four pixels' addresses */
+#endif
     const int32_t dir = reverse ? -1 : 1, dst_step = dir * out_stride;
     int8_t *held = NULL; /* the first pixel of a pair by addresses, its taps in `tap` */
     int32_t nn, yy, xx, ky, kx, si;
@@ -300,6 +341,15 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
             inner[ky * k_w + kx] = ky * p->dilation_h * row_bytes + kx * p->dilation_w * c;
         }
     }
+#if MF_DW_QUADS && !MF_MVE
+    if (quads) {
+        for (ky = 0; ky < 3; ky++) {
+            for (kx = 0; kx < 6; kx++) {
+                cols[6 * ky + kx] = inner[3 * ky] + kx * c;
+            }
+        }
+    }
+#endif
     for (nn = 0; nn < p->batches; nn++) {
         const int32_t n = reverse ? p->batches - 1 - nn : nn;
         const int8_t *image = input + n * p->in_h * row_bytes;
@@ -320,7 +370,25 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                 intptr_t *const list = held != NULL ? tap_b : tap;
                 if (rows_in && x0 >= 0 && x0 + span_w < p->in_w) {
                     base = rows[0] + x0 * c;
-                } else {
+                }
+#if MF_DW_QUADS && !MF_MVE
+                else if (quads && held == NULL && xx + 4 <= out_w) {
+                    /* a border pixel and the next three: by addresses, from the leftmost one */
+                    const int32_t xl = reverse ? ox - 3 : ox;
+                    for (ky = 0; ky < 3; ky++) {
+                        const int8_t *row = rows[ky];
+                        int32_t ix = xl - p->pad_w;
+                        for (kx = 0; kx < 6; kx++, ix++) {
+                            cols_at[6 * ky + kx] = row != NULL && (uint32_t)ix < in_w ? (intptr_t)(row + ix * c) : zrow;
+                        }
+                    }
+                    mf_dw_quads(cols_at, NULL, 1, dir, weights, p->quant, groups, lshift, output + pix * out_stride,
+                                dst_step);
+                    xx += 3;
+                    continue;
+                }
+#endif
+                else {
                     /* in_w a local: the list's stores could alias p's fields, which the loop
                      * would reload per tap; ix < 0 wraps above in_w, one unsigned compare */
                     intptr_t *tp = list;
@@ -338,7 +406,7 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                     int8_t *dst = output + pix * out_stride;
                     if (held != NULL) { /* an interior second pixel: the window's offsets from its base */
                         mf_dw_pairs(tap, base != NULL ? inner : tap_b, NULL, 1, (intptr_t)base, weights, p->quant,
-                                    groups, lshift, held, dst_step, b_held);
+                                    groups, lshift, held, dst_step, b_held, pair);
                         held = NULL;
                     } else if (linked && xx + 1 < out_w) {
                         held = dst;
@@ -350,13 +418,23 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                 if (direct) {
                     /* an interior pixel: the whole run of them to the row's interior end */
                     const int32_t run = reverse ? ox - x_lo + 1 : x_hi - ox;
-                    const int32_t step = dir * p->stride_w * c, left = paired ? run % 2 : run;
+                    const int32_t step = dir * p->stride_w * c;
+                    int32_t rest = run, left;
                     int8_t *dst = output + pix * out_stride;
-                    if (run > left) {
-                        mf_dw_pairs(inner, inner, base, run / 2, step, weights, p->quant, groups, lshift, dst,
-                                    dst_step, b_held);
-                        base += (run - left) * step;
-                        dst += (run - left) * dst_step;
+#if MF_DW_QUADS && !MF_MVE
+                    if (quads && run >= 4) {
+                        mf_dw_quads(cols, base, run / 4, step, weights, p->quant, groups, lshift, dst, dst_step);
+                        base += (run & ~3) * step;
+                        dst += (run & ~3) * dst_step;
+                        rest = run & 3;
+                    }
+#endif
+                    left = paired ? rest % 2 : rest;
+                    if (rest > left) {
+                        mf_dw_pairs(inner, inner, base, rest / 2, step, weights, p->quant, groups, lshift, dst,
+                                    dst_step, b_held, pair);
+                        base += (rest - left) * step;
+                        dst += (rest - left) * dst_step;
                     }
                     if (linked && left && xx + run < out_w) { /* the last one pairs with the next */
                         for (ky = 0; ky < 9; ky++) {

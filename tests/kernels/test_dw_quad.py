@@ -10,8 +10,11 @@ or through the held buffer."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from microfuse.ir import DType, Graph, Tensor
+from microfuse.lower import fast
+from microfuse.lower.call import largest
 from microfuse.ops.attrs import DepthwiseAttrs
 from microfuse.testing.modelgen import merge
 from microfuse.testing.stages import lowered
@@ -36,11 +39,20 @@ DW = [
     (1, 3, 6, 256, 1, 1, "VALID"),
     (1, 6, 12, 16, 1, 1, "SAME"),   # VWW's rows
 ]
+# stride 2 along the rows (mf_dw_pairs' MF_DW_STEP2 loop): (batches, h, w, channels, stride_h,
+# dilation_h, padding)
+DW2 = [
+    (1, 5, 9, 8, 2, 1, "SAME"),     # VWW's cascade rows (odd width: a pair by addresses at the end)
+    (1, 6, 12, 32, 2, 1, "SAME"),   # VWW's 12x12x32 layer's rows, even width
+    (1, 7, 11, 16, 2, 1, "VALID"),  # a run of interior pixels, a lone one at its end
+    (2, 5, 6, 64, 1, 2, "SAME"),    # two images, vertical dilation 2
+    (1, 3, 7, 132, 2, 1, "SAME"),   # past the held buffer
+]
 
 
-def dw_graph(rng, case) -> Graph:
+def dw_graph(rng, case, sw: int = 1) -> Graph:
     n, h, w, c, sh, dh, padding = case
-    attrs = DepthwiseAttrs(padding, 1, sh, 1, "NONE", 1, dh)
+    attrs = DepthwiseAttrs(padding, sw, sh, 1, "NONE", 1, dh)
     xq, wq = act_quant(rng), weight_quant(rng, c, 3, rng.random() < 0.7)
     wshape = (1, 3, 3, c)
     x = Tensor("input", (n, h, w, c), DType.INT8, xq)
@@ -50,23 +62,104 @@ def dw_graph(rng, case) -> Graph:
     return single_op("DEPTHWISE_CONV_2D", [x, wt, b], y, attrs)
 
 
-def prepared():
-    """The cases, each one call, and the arena scenarios of every call with TFLM's outputs."""
-    rng = np.random.default_rng(SEED)
-    graph = merge([dw_graph(rng, c) for c in DW], "dw3x3")
-    data, want = placements.tflm_case(graph, SEED + 1)
+def prepared(sw: int = 1):
+    """The cases (stride sw along the rows), each one call, and the arena scenarios of every call
+    with TFLM's outputs."""
+    cases = DW if sw == 1 else DW2
+    rng = np.random.default_rng(SEED + sw - 1)
+    graph = merge([dw_graph(rng, c, sw) for c in cases], "dw3x3")
+    data, want = placements.tflm_case(graph, SEED + sw)
     calls = lowered(graph)
-    assert [c.kernel for c in calls] == ["mf_dwconv2d_s8_dsp"] * len(DW)
+    assert [c.kernel for c in calls] == ["mf_dwconv2d_s8_dsp"] * len(cases)
     assert all(c.params["clamp"] == 0 for c in calls)
     return placements.picked(calls, data, want, lambda c: True)
 
 
-def test_3x3_stride1_paths_match_tflm_on_host(tmp_path):
-    failures = placements.run(prepared(), tmp_path)
+def sizes(runs) -> dict[str, int]:
+    """The macros a build of these calls defines (mf_config.h): stride 1, so the pairs of
+    neighbours only (MF_DW_ADJ), and rows of four interior pixels or more four at a time
+    (MF_DW_QUADS, mf_dw_quads.h)."""
+    found = largest([r.call.sizes for r in runs])
+    assert found == {"MF_DW_ADJ": 1, "MF_DW_QUADS": 1, "MF_DW_SPREAD": 0}
+    return found
+
+
+# the code a build compiles: its own (quads), the pairs of neighbours only, both pair loops (a
+# build with other pairs too: each pair takes one at run time), the other pairs' loop only (no
+# dw_sizes macros: every pair by it)
+BUILDS = {"quads": None, "adjacent": {"MF_DW_ADJ": 1, "MF_DW_SPREAD": 0},
+          "both": {"MF_DW_ADJ": 1, "MF_DW_SPREAD": 1}, "spread": {}}
+
+
+def defines(build: str, runs) -> dict[str, int]:
+    return sizes(runs) if build == "quads" else BUILDS[build]
+
+
+@pytest.mark.parametrize("build", list(BUILDS))
+def test_3x3_stride1_paths_match_tflm_on_host(tmp_path, build):
+    runs = prepared()
+    failures = placements.run(runs, tmp_path, defines=defines(build, runs))
     assert not failures, "\n".join(failures)
 
 
 @on_qemu
-def test_3x3_stride1_paths_match_tflm_under_qemu_m4(tmp_path):
-    failures = placements.run(prepared(), tmp_path, "qemu-mps2-an386")
+@pytest.mark.parametrize("build", list(BUILDS))
+def test_3x3_stride1_paths_match_tflm_under_qemu_m4(tmp_path, build):
+    runs = prepared()
+    failures = placements.run(runs, tmp_path, "qemu-mps2-an386", defines=defines(build, runs))
     assert not failures, "\n".join(failures)
+
+
+@on_qemu
+@pytest.mark.parametrize("build", ["quads", "both"])
+def test_3x3_stride1_paths_match_tflm_under_qemu_m7(tmp_path, build):
+    """The same assembly built for the Cortex-M7 (mps2-an500)."""
+    runs = prepared()
+    failures = placements.run(runs, tmp_path, "qemu-mps2-an500", defines=defines(build, runs))
+    assert not failures, "\n".join(failures)
+
+
+# stride 2: its own loop (as built), beside the others, or the other pairs' loop only
+BUILDS2 = {"step2": None, "all": {"MF_DW_ADJ": 1, "MF_DW_STEP2": 1, "MF_DW_SPREAD": 1}, "spread": {}}
+
+
+def defines2(build: str, runs) -> dict[str, int]:
+    if build == "step2":
+        found = largest([r.call.sizes for r in runs])
+        assert found == {"MF_DW_STEP2": 1, "MF_DW_SPREAD": 0}
+        return found
+    return BUILDS2[build]
+
+
+@pytest.mark.parametrize("build", list(BUILDS2))
+def test_3x3_stride2_pairs_match_tflm_on_host(tmp_path, build):
+    runs = prepared(2)
+    failures = placements.run(runs, tmp_path, defines=defines2(build, runs))
+    assert not failures, "\n".join(failures)
+
+
+@on_qemu
+@pytest.mark.parametrize("board", ["qemu-mps2-an386", "qemu-mps2-an500"])
+@pytest.mark.parametrize("build", list(BUILDS2))
+def test_3x3_stride2_pairs_match_tflm_under_qemu(tmp_path, build, board):
+    runs = prepared(2)
+    failures = placements.run(runs, tmp_path, board, defines=defines2(build, runs))
+    assert not failures, "\n".join(failures)
+
+
+def test_quads_only_in_builds_with_four_interior_pixels_a_row():
+    """KWS's rows (five wide, three interior pixels) leave MF_DW_QUADS out; VWW's 48 and 6 wide
+    rows, and VALID rows of four, set it; stride 2 its own pairs' loop, stride 3 and dilation the
+    other pairs' one, an epilogue's clamp no pairs at all."""
+    base = dict(k_h=3, k_w=3, stride_w=1, dilation_w=1, clamp=0)
+    adj = {"MF_DW_ADJ": 1, "MF_DW_SPREAD": 0}
+    assert fast.dw_sizes(dict(base, in_w=5, out_w=5, pad_w=1)) == adj
+    assert fast.dw_sizes(dict(base, in_w=6, out_w=6, pad_w=1)) == dict(adj, MF_DW_QUADS=1)
+    assert fast.dw_sizes(dict(base, in_w=48, out_w=48, pad_w=1)) == dict(adj, MF_DW_QUADS=1)
+    assert fast.dw_sizes(dict(base, in_w=6, out_w=4, pad_w=0)) == dict(adj, MF_DW_QUADS=1)
+    assert fast.dw_sizes(dict(base, in_w=5, out_w=3, pad_w=0)) == adj
+    assert fast.dw_sizes(dict(base, in_w=48, out_w=24, pad_w=0, stride_w=2)) == {"MF_DW_SPREAD": 0,
+                                                                                 "MF_DW_STEP2": 1}
+    assert fast.dw_sizes(dict(base, in_w=48, out_w=16, pad_w=0, stride_w=3)) == {"MF_DW_SPREAD": 1}
+    assert fast.dw_sizes(dict(base, in_w=48, out_w=48, pad_w=1, dilation_w=2)) == {"MF_DW_SPREAD": 1}
+    assert fast.dw_sizes(dict(base, in_w=48, out_w=48, pad_w=1, clamp=1)) == {"MF_DW_SPREAD": 0}

@@ -1,0 +1,232 @@
+/* microfuse runtime: a run of interior pixels of a 3x3 stride-1 depthwise convolution four at a
+ * time (mf_dwconv2d_s8_dsp_body.h, builds with MF_DW_QUADS: lower/fast.py dw_sizes), each input
+ * word of a window row loaded once for the four pixels that read it.
+ *
+ * Four neighbours read six input columns a row; column k is tap k - j of pixel j. Eight
+ * accumulators hold two channels of the four pixels, so a channel group goes in two passes over
+ * the same input words: the even channels (SXTB16: c0 and c2, the weights' (w0, w2) lane words
+ * of MF_W16) and the odd ones (SXTB16 ror 8: c1 and c3, the (w1, w3) words). Per window row a
+ * pass loads the row's three weight words once and the six columns (two at a time, their offsets
+ * from the frame), 24 SMLABB / SMLATT: 3 rows x 6 columns for 72 MACs where mf_dw_pairs (two
+ * pixels, four channels) loads a tap's input word per pixel. Each pass requantizes its eight
+ * values like mf_dw_pairs (SMMLAR with the sign step in its addend, the shift, SSAT); the even
+ * pass packs each pixel's two bytes (BFI) into the frame, the odd pass fills in the other two and
+ * stores the word.
+ *
+ * Access order: a group's words are stored once all four windows have read that group (both
+ * passes), so the caller takes this path only when no store can reach a word still to be read
+ * (the output apart from the input, or over it whole pixels away: mf_dw_pairs.h's b_direct).
+ * Without the assembly (the host, -O0) the quads are mf_dw_pixels' pixels one after the other. */
+#ifndef MF_DW_QUADS_H
+#define MF_DW_QUADS_H
+
+#include "mf_fast.h"
+/* (included by mf_dwconv2d_s8_dsp_body.h after mf_dw_pixels, its path without the assembly) */
+
+/* `quads` fours of pixels walked from base (pixel i's window at base + i step, its groups to dst +
+ * i dst_step; step = +-in_c: reversed runs walk leftwards), cols the 18 column offsets [row][0 ..
+ * 6) from the leftmost pixel's first tap (a run of interior pixels: off[3 row] + col in_c); or
+ * four pixels anywhere in a row (quads 1, base NULL, step +-1 the walk's direction): cols the
+ * leftmost pixel's column addresses, the input zero point's row outside. */
+MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t quads, intptr_t step,
+                           const uint32_t *w, const int32_t *qb, int32_t groups, int32_t lshift, int8_t *dst,
+                           int32_t dst_step)
+{
+#if MF_ASM_LOOPS && !MF_MVE
+    /* The frame: [0, 72) the column offsets (row r column k at 24 r + 4 k); [72] the group's
+     * block of weights and [76] its table block;
+     * [80, 96) the even pass's packed words of the four pixels; [96, 112) the pixels' outputs
+     * less the quad's first group offset; [112] its last group end; [116] quads left; [120] the
+     * quad's first group offset; [124] 4 step; [128] w; [132] qb; [136] the leftmost pixel's
+     * output; [140] the output step of a pixel to the right; [144] 4 dst_step; [148] 4 groups. */
+    const int32_t back = step < 0 ? 3 : 0; /* a reversed run's quads: their leftmost pixel first */
+    int32_t a0 = quads, a1 = (int32_t)(4 * step), a2 = (int32_t)(uintptr_t)w, a3 = (int32_t)(uintptr_t)qb;
+    int32_t a4 = 4 * groups, a5 = (int32_t)(uintptr_t)(dst + back * dst_step);
+    int32_t a6 = step < 0 ? -dst_step : dst_step, a7 = 4 * dst_step;
+    int32_t g4 = base == NULL ? 0 : (int32_t)((uintptr_t)base + (uintptr_t)(back * step));
+    int32_t e = (int32_t)(uintptr_t)cols, f, w0, w1, w2;
+    (void)lshift; /* folded into the weights' block (MF_W16) */
+    /* lo += x.bottom w.bottom, hi += x.top w.top: two channels of one pixel */
+#define MF_DWQD_MAC(lo, hi, x, w)                              \
+    "smlabb %[" #lo "], %[" #x "], %[" #w "], %[" #lo "]\n\t" \
+    "smlatt %[" #hi "], %[" #x "], %[" #w "], %[" #hi "]\n\t"
+    /* two columns' words of row r (from the frame's offsets), split by `sx` */
+#define MF_DWQD_COLS(r, k, sx)                            \
+    "ldr %[e], [sp, #(24 * " #r " + 4 * " #k ")]\n\t"     \
+    "ldr %[e], [%[e], %[g4]]\n\t"                         \
+    "ldr %[f], [sp, #(24 * " #r " + 4 * " #k " + 4)]\n\t" \
+    "ldr %[f], [%[f], %[g4]]\n\t"                         \
+    "sxtb16 %[e], %[e]" sx "\n\t"                         \
+    "sxtb16 %[f], %[f]" sx "\n\t"
+    /* window row r: its three weight words (w0 w1 w2: taps 3 r .. 3 r + 2, the pass's lane words
+     * o bytes into each tap's pair), columns 0 - 5; e the group's block (reload: from the frame) */
+#define MF_DWQD_ROW(r, sx, o, reload)                                  \
+    reload                                                             \
+    "ldr %[w0], [%[e], #(16 + 24 * " #r " + " #o ")]\n\t"              \
+    "ldr %[w1], [%[e], #(24 + 24 * " #r " + " #o ")]\n\t"              \
+    "ldr %[w2], [%[e], #(32 + 24 * " #r " + " #o ")]\n\t"              \
+    MF_DWQD_COLS(r, 0, sx)                                 \
+    MF_DWQD_MAC(a0, a1, e, w0)                             \
+    MF_DWQD_MAC(a0, a1, f, w1) MF_DWQD_MAC(a2, a3, f, w0)  \
+    MF_DWQD_COLS(r, 2, sx)                                 \
+    MF_DWQD_MAC(a0, a1, e, w2) MF_DWQD_MAC(a2, a3, e, w1)  \
+    MF_DWQD_MAC(a4, a5, e, w0)                             \
+    MF_DWQD_MAC(a2, a3, f, w2) MF_DWQD_MAC(a4, a5, f, w1)  \
+    MF_DWQD_MAC(a6, a7, f, w0)                             \
+    MF_DWQD_COLS(r, 4, sx)                                 \
+    MF_DWQD_MAC(a4, a5, e, w2) MF_DWQD_MAC(a6, a7, e, w1)  \
+    MF_DWQD_MAC(a6, a7, f, w2)
+    /* requantize p with the channel's constants (w0 multiplier, w1 addend, w2 shift) */
+#define MF_DWQD_Q(p)                                   \
+    "add %[f], %[w1], %[" #p "], asr #31\n\t"          \
+    "smmlar %[" #p "], %[" #p "], %[w0], %[f]\n\t"     \
+    "asr %[" #p "], %[" #p "], %[w2]\n\t"              \
+    "ssat %[" #p "], #8, %[" #p "]\n\t"
+    /* a pass over the group's channels o / 4 and o / 4 + 2 (o 0 the even pass, 4 the odd): the
+     * biases, the rows, the requantization (the table block's entries o bytes in) */
+#define MF_DWQD_RELOAD "ldr %[e], [sp, #72]\n\t"
+#define MF_DWQD_PASS(sx, o)                                                       \
+    "ldr %[e], [sp, #72]\n\t"                                                     \
+    "ldr %[a0], [%[e], #" #o "]\n\t"                                              \
+    "ldr %[a1], [%[e], #(8 + " #o ")]\n\t"                                        \
+    "ldr %[a2], [%[e], #" #o "]\n\t"                                              \
+    "ldr %[a3], [%[e], #(8 + " #o ")]\n\t"                                        \
+    "ldr %[a4], [%[e], #" #o "]\n\t"                                              \
+    "ldr %[a5], [%[e], #(8 + " #o ")]\n\t"                                        \
+    "ldr %[a6], [%[e], #" #o "]\n\t"                                              \
+    "ldr %[a7], [%[e], #(8 + " #o ")]\n\t"                                        \
+    MF_DWQD_ROW(0, sx, o, "") MF_DWQD_ROW(1, sx, o, MF_DWQD_RELOAD)               \
+    MF_DWQD_ROW(2, sx, o, MF_DWQD_RELOAD)                                         \
+    "ldr %[e], [sp, #76]\n\t"                                                     \
+    "ldr %[w0], [%[e], #(16 + " #o ")]\n\t"                                       \
+    "ldr %[w1], [%[e], #(32 + " #o ")]\n\t"                                       \
+    "ldr %[w2], [%[e], #(48 + " #o ")]\n\t"                                       \
+    MF_DWQD_Q(a0) MF_DWQD_Q(a2) MF_DWQD_Q(a4) MF_DWQD_Q(a6)                       \
+    "ldr %[w0], [%[e], #(24 + " #o ")]\n\t"                                       \
+    "ldr %[w1], [%[e], #(40 + " #o ")]\n\t"                                       \
+    "ldr %[w2], [%[e], #(56 + " #o ")]\n\t"                                       \
+    MF_DWQD_Q(a1) MF_DWQD_Q(a3) MF_DWQD_Q(a5) MF_DWQD_Q(a7)
+    __asm__ volatile(
+        "sub sp, sp, #152\n\t"
+        "str %[a0], [sp, #116]\n\t"
+        "str %[a1], [sp, #124]\n\t"
+        "str %[a2], [sp, #128]\n\t"
+        "str %[a3], [sp, #132]\n\t"
+        "str %[a5], [sp, #136]\n\t"
+        "str %[a6], [sp, #140]\n\t"
+        "str %[a7], [sp, #144]\n\t"
+        "str %[a4], [sp, #148]\n\t"
+        "mov %[f], sp\n\t"
+        "movs %[w0], #3\n\t"
+        "1:\n\t" /* the column offsets, a row at a time */
+        "ldr %[a0], [%[e]], #4\n\t"
+        "ldr %[a1], [%[e]], #4\n\t"
+        "ldr %[a2], [%[e]], #4\n\t"
+        "ldr %[a3], [%[e]], #4\n\t"
+        "ldr %[a4], [%[e]], #4\n\t"
+        "ldr %[a5], [%[e]], #4\n\t"
+        "strd %[a0], %[a1], [%[f]], #8\n\t"
+        "strd %[a2], %[a3], [%[f]], #8\n\t"
+        "strd %[a4], %[a5], [%[f]], #8\n\t"
+        "subs %[w0], %[w0], #1\n\t"
+        "bne 1b\n\t"
+        "10:\n\t" /* quad: g4 its leftmost pixel's first group offset */
+        "ldr %[a0], [sp, #136]\n\t"
+        "ldr %[a1], [sp, #140]\n\t"
+        "ldr %[a2], [sp, #148]\n\t"
+        "ldr %[a3], [sp, #128]\n\t"
+        "ldr %[a4], [sp, #132]\n\t"
+        "sub %[a0], %[a0], %[g4]\n\t"
+        "add %[a5], %[a0], %[a1]\n\t"
+        "add %[a6], %[a5], %[a1]\n\t"
+        "add %[a7], %[a6], %[a1]\n\t"
+        "add %[a2], %[a2], %[g4]\n\t"
+        "strd %[a0], %[a5], [sp, #96]\n\t"
+        "strd %[a6], %[a7], [sp, #104]\n\t"
+        "str %[a2], [sp, #112]\n\t"
+        "str %[g4], [sp, #120]\n\t"
+        "strd %[a3], %[a4], [sp, #72]\n\t"
+        "20:\n\t" /* group: the even pass, its bytes 0 and 2 of each pixel into the frame */
+        MF_DWQD_PASS("", 0)
+        "bfi %[a0], %[a1], #16, #8\n\t"
+        "bfi %[a2], %[a3], #16, #8\n\t"
+        "bfi %[a4], %[a5], #16, #8\n\t"
+        "bfi %[a6], %[a7], #16, #8\n\t"
+        "strd %[a0], %[a2], [sp, #80]\n\t"
+        "strd %[a4], %[a6], [sp, #88]\n\t"
+        MF_DWQD_PASS(", ror #8", 4) /* the odd channels */
+        "ldr %[e], [sp, #80]\n\t" /* bytes 1 and 3 in, the words out */
+        "ldr %[f], [sp, #84]\n\t"
+        "ldr %[w0], [sp, #96]\n\t"
+        "ldr %[w1], [sp, #100]\n\t"
+        "bfi %[e], %[a0], #8, #8\n\t"
+        "bfi %[e], %[a1], #24, #8\n\t"
+        "bfi %[f], %[a2], #8, #8\n\t"
+        "bfi %[f], %[a3], #24, #8\n\t"
+        "str %[e], [%[w0], %[g4]]\n\t"
+        "str %[f], [%[w1], %[g4]]\n\t"
+        "ldr %[e], [sp, #88]\n\t"
+        "ldr %[f], [sp, #92]\n\t"
+        "ldr %[w0], [sp, #104]\n\t"
+        "ldr %[w1], [sp, #108]\n\t"
+        "bfi %[e], %[a4], #8, #8\n\t"
+        "bfi %[e], %[a5], #24, #8\n\t"
+        "bfi %[f], %[a6], #8, #8\n\t"
+        "bfi %[f], %[a7], #24, #8\n\t"
+        "str %[e], [%[w0], %[g4]]\n\t"
+        "str %[f], [%[w1], %[g4]]\n\t"
+        "ldr %[e], [sp, #72]\n\t" /* the next group's block and table block */
+        "ldr %[f], [sp, #76]\n\t"
+        "ldr %[w0], [sp, #112]\n\t"
+        "add %[e], %[e], #(16 + 8 * 9)\n\t"
+        "add %[f], %[f], #64\n\t"
+        "strd %[e], %[f], [sp, #72]\n\t"
+        "adds %[g4], %[g4], #4\n\t"
+        "cmp %[g4], %[w0]\n\t"
+        "bne 20b\n\t"
+        /* the quad's end: the next one of the run, or out */
+        "ldr %[a0], [sp, #116]\n\t"
+        "ldr %[a1], [sp, #120]\n\t"
+        "ldr %[a2], [sp, #124]\n\t"
+        "ldr %[a3], [sp, #136]\n\t"
+        "ldr %[a4], [sp, #144]\n\t"
+        "subs %[a0], %[a0], #1\n\t"
+        "beq 90f\n\t"
+        "add %[g4], %[a1], %[a2]\n\t"
+        "add %[a3], %[a3], %[a4]\n\t"
+        "str %[a0], [sp, #116]\n\t"
+        "str %[a3], [sp, #136]\n\t"
+        "b 10b\n\t"
+        "90:\n\t"
+        "add sp, sp, #152\n\t"
+        : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [a4] "+r"(a4), [a5] "+r"(a5),
+          [a6] "+r"(a6), [a7] "+r"(a7), [g4] "+r"(g4), [e] "+r"(e), [f] "=&r"(f), [w0] "=&r"(w0),
+          [w1] "=&r"(w1), [w2] "=&r"(w2)
+        :
+        : "cc", "memory");
+#undef MF_DWQD_MAC
+#undef MF_DWQD_COLS
+#undef MF_DWQD_ROW
+#undef MF_DWQD_Q
+#undef MF_DWQD_PASS
+#undef MF_DWQD_RELOAD
+#else
+    /* pixel by pixel in the walk's order, each one's taps from the columns */
+    const int32_t back = step < 0 ? 3 : 0, right = back ? -dst_step : dst_step;
+    uintptr_t left = base == NULL ? 0 : (uintptr_t)base + (uintptr_t)(back * step);
+    int8_t *out = dst + back * dst_step;
+    intptr_t tap[9];
+    int32_t q, i, t;
+    for (q = 0; q < quads; q++, left += (uintptr_t)(4 * step), out += 4 * dst_step) {
+        for (i = 0; i < 4; i++) {
+            const int32_t j = back ? 3 - i : i; /* from the left */
+            for (t = 0; t < 9; t++) {
+                tap[t] = cols[6 * (t / 3) + j + t % 3];
+            }
+            mf_dw_pixels(tap, 9, (const int8_t *)left, 0, w, qb, groups, lshift, out + j * right, 1, 0, 0);
+        }
+    }
+#endif
+}
+
+#endif /* MF_DW_QUADS_H */
