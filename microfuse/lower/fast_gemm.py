@@ -57,9 +57,16 @@ def unstaged(op: Op) -> bool:
 
 
 def pair_sizes(params: dict) -> dict[str, int]:
-    """The build's MF_PAIR_WIDE: its largest paired window sizes the stack buffer."""
-    depth = params.get("depth", params.get("k.depth"))
-    return {"MF_PAIR_WIDE": depth} if depth <= PAIR_WIDE else {}
+    """The build's MF_PAIR_WIDE: its largest paired window sizes the stack buffer; MF_PAIR_WINDOWS:
+    1 when some call reads windows, 0 when all are pointwise (1x1, stride 1, no padding: the loop
+    reads a pixel's one run itself, and the window readers are compiled out)."""
+    def field(name: str) -> int:
+        return params.get(name, params.get(f"k.{name}"))
+
+    depth = field("depth")
+    pointwise = all(field(f) == 1 for f in ("k_h", "k_w", "stride_h", "stride_w")) \
+        and field("pad_h") == 0 and field("pad_w") == 0
+    return {"MF_PAIR_WINDOWS": int(not pointwise), **({"MF_PAIR_WIDE": depth} if depth <= PAIR_WIDE else {})}
 
 
 def pair_weights(taps: np.ndarray) -> np.ndarray:
