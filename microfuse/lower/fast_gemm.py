@@ -108,7 +108,7 @@ NARROW_BAND = 1024  # mf_conv2d_s8_narrow.c MF_NARROW_BAND's bound (VWW's 96-pix
 
 
 def narrow_order(w: np.ndarray) -> np.ndarray:
-    """OHWI weights -> [channels, values] as mf_narrow_plan reads a window (then zero-padded)."""
+    """OHWI weights -> [channels, values] as narrow_reads reads a window (then zero-padded)."""
     # each window row's whole words of its k_w * in_c values, then the rows' leftover values
     # together (a 3x3 RGB window: 6 words and 3 values in 7 words, not 9)
     oc, kh, kw, ic = w.shape
@@ -124,6 +124,19 @@ def narrow_depth(op: Op) -> int:
     whole = kw * ic // 4 * 4
     values = kh * whole + -(-kh * (kw * ic - whole) // 4) * 4
     return -(-values // 8) * 8
+
+
+def narrow_reads(k_h: int, k_w: int, in_c: int, out_w: int, stride_w: int) -> np.ndarray:
+    """Where mf_narrow_widen reads a window, in narrow_order's order: the offsets from its first
+    tap (band rows, mf_narrow_band, are a row of output pixels' columns apart) of each window row's
+    whole words, then of the rows' leftover values. The same for every window of a call: made
+    here, not per call at run time."""
+    width = ((out_w - 1) * stride_w + k_w) * in_c
+    run = k_w * in_c
+    whole = run // 4 * 4
+    words = [ky * width + g for ky in range(k_h) for g in range(0, whole, 4)]
+    rest = [ky * width + g for ky in range(k_h) for g in range(whole, run)]
+    return np.array(words + rest, np.int32)
 
 
 def narrow_band(k_h: int, k_w: int, in_c: int, out_w: int, stride_w: int) -> int:
@@ -146,12 +159,15 @@ def narrow_fits(op: Op, level: str) -> bool:
 
 
 def narrow_prepare(op: Op, ref: dict) -> dict:
-    """mf_conv2d_s8_gemm's params with narrow_order's weights in the pair layout."""
+    """mf_conv2d_s8_gemm's params with narrow_order's weights in the pair layout, and in `zrow`
+    (no padding row here: the bands pad) the window's read list, narrow_reads."""
     rows = narrow_order(np.asarray(op.inputs[1].data, np.int8))
     depth = narrow_depth(op)
     padded = np.pad(rows, ((0, 0), (0, depth - rows.shape[1])))  # zero weights past the window
     params = fast.conv_gemm_prepare(op, ref)
-    return {**params, "depth": depth, "zrow": "NULL", "weights": ConstArray("weights", pair_weights(padded))}
+    reads = narrow_reads(*(params[k] for k in ("k_h", "k_w", "in_c", "out_w", "stride_w")))
+    return {**params, "depth": depth, "zrow": ConstArray("reads", reads),
+            "weights": ConstArray("weights", pair_weights(padded))}
 
 
 def narrow_sizes(params: dict) -> dict[str, int]:

@@ -81,31 +81,16 @@ MF_INLINE void mf_narrow_group(uint32_t va, uint32_t vb, uint32_t *wide)
 }
 
 /* Where mf_narrow_widen reads a window (offsets from its first tap, band rows `width` bytes
- * apart; lower/fast_gemm.py narrow_order): each window row's whole words of its k_w * in_c
- * values, then the rows' last run % 4 values (one by one, packed into `tails`), so that a row of
- * 9 values (a 3x3 RGB window) costs 2 words and a quarter, not 3. One flat list per call: the
- * per-pixel loop has no row loop. */
+ * apart): each window row's whole words of its k_w * in_c values, then the rows' last run % 4
+ * values (one by one, packed into `tails`), so that a row of 9 values (a 3x3 RGB window) costs 2
+ * words and a quarter, not 3. One flat list per call, the same for every window, made at compile
+ * time (p->zrow: lower/fast_gemm.py narrow_reads, in narrow_order's order): the per-pixel loop
+ * has no row loop. */
 typedef struct {
-    int32_t words, bytes;            /* counts */
-    int32_t word[MF_NARROW_DEPTH / 4]; /* whole words' offsets */
-    int32_t byte[MF_NARROW_TAIL];    /* the rows' leftover values' offsets */
+    int32_t words, bytes;      /* counts */
+    const int32_t *word;       /* whole words' offsets */
+    const int32_t *byte;       /* the rows' leftover values' offsets */
 } mf_narrow_reads;
-
-/* A call's read list (the same for every window: band rows are `width` bytes apart). */
-static void mf_narrow_plan(const mf_conv2d_s8_gemm_params *p, int32_t width, mf_narrow_reads *r)
-{
-    const int32_t run = p->k_w * p->in_c, whole = run & ~3;
-    int32_t ky, g;
-    r->words = r->bytes = 0;
-    for (ky = 0; ky < p->k_h; ky++) {
-        for (g = 0; g < whole; g += 4) {
-            r->word[r->words++] = ky * width + g;
-        }
-        for (g = whole; g < run; g++) {
-            r->byte[r->bytes++] = ky * width + g;
-        }
-    }
-}
 
 /* Both pixels' windows (xa, xb: their first taps in their bands) sign-extended into the pair
  * buffer in mf_narrow_reads' order. */
@@ -137,59 +122,66 @@ static void mf_narrow_store(const int8_t *stage, const mf_conv2d_s8_gemm_params 
     }
 }
 
-/* The pixel after (row, col) in the run's order (step 1 or -1), rows of out_w pixels. */
-MF_INLINE void mf_narrow_next(int32_t out_w, int32_t step, int32_t *row, int32_t *col)
-{
-    *col += step;
-    if (*col == out_w || *col < 0) {
-        *col = step > 0 ? 0 : out_w - 1;
-        *row += step;
-    }
-}
-
 void mf_conv2d_s8_narrow(const mf_conv2d_s8_gemm_params *p, const int8_t *input, int8_t *output)
 {
     const int32_t total = p->batches * p->out_h * p->out_w, out_c = p->out_c, c = p->in_c;
     const int32_t step = p->reverse ? -1 : 1;
-    const int32_t bw = (p->out_w - 1) * p->stride_w + p->k_w, width = bw * c; /* a band row */
+    const int32_t bw = (p->out_w - 1) * p->stride_w + p->k_w; /* a band row's pixels */
     const int32_t whole = p->k_w * c & ~3, rest = p->k_w * c - whole;
     const int32_t filled = p->k_h * whole + ((p->k_h * rest + 3) & ~3); /* the values widened */
-    /* No clamp, whole blocks: the blocks store straight into the output; else through the stage */
+    /* in the run's order: from a pixel's first tap to the next's, a row's first pixel's */
+    const int32_t dx = step * p->stride_w * c, first = step > 0 ? 0 : (p->out_w - 1) * p->stride_w * c;
+    /* No clamp, whole blocks: the blocks store straight into the output; else through the stage.
+     * B's distance from A, when paired: */
     const int direct = !p->clamp && out_c % 4 == 0;
     uint32_t wide[MF_NARROW_DEPTH], stage[2][MF_PAIR_OUT_MAX / 4], tails[2][MF_NARROW_TAIL / 4];
+    const int32_t delta = direct ? step * out_c : (int32_t)sizeof stage[0];
     int8_t bands[MF_NARROW_BANDS][MF_NARROW_BAND];
     int32_t tags[2] = {-1, -1};
     mf_narrow_reads reads;
     mf_pair_ctx ctx;
     int32_t k, j, q = p->reverse ? total - 1 : 0;
-    int32_t row = q / p->out_w, col = q % p->out_w; /* pixel q's, over batches and rows */
+    int32_t row = q / p->out_w, left = 0; /* the next band's output row; pixels left in x's row */
+    const int8_t *band = NULL, *x = NULL; /* the current row's band, the next pixel's first tap */
     for (j = 0; rest != 0 && j < MF_NARROW_TAIL / 4; j++) { /* the bytes after the tails: zeros */
         tails[0][j] = tails[1][j] = 0;
     }
     for (j = filled; j < p->depth; j++) { /* the values after the window: zeros */
         wide[j] = 0;
     }
-    mf_narrow_plan(p, width, &reads);
+    reads.words = p->k_h * (whole / 4), reads.bytes = p->k_h * rest;
+    reads.word = p->zrow, reads.byte = p->zrow + reads.words;
     ctx.wide = wide;
     ctx.end = wide + p->depth;
     ctx.lshift = p->lshift;
     ctx.blocks = (out_c + 3) / 4;
     ctx.w = (const uint32_t *)(const void *)p->weights;
     ctx.qb = p->quant;
+    ctx.sta = (int8_t *)stage[0];
     for (k = 0; k < total; k += 2, q += 2 * step) {
-        /* pixel q first, then its partner q + step (in the run's order); a lone last one is
-         * widened twice, B unused */
+        /* pixel q first, then its partner q + step (in the run's order; perhaps in the next
+         * row, whose band must then keep A's); a lone last one is widened twice, B unused */
         const int both = k + 1 < total;
-        const int8_t *ba = mf_narrow_rows(p, input, row, bw, bands, tags, NULL);
-        const int8_t *xa = ba + col * p->stride_w * c, *xb = xa;
-        mf_narrow_next(p->out_w, step, &row, &col);
+        const int8_t *xa, *xb;
+        if (left == 0) {
+            band = mf_narrow_rows(p, input, row, bw, bands, tags, band);
+            x = band + first, row += step, left = p->out_w;
+        }
+        xa = xb = x, left--;
+        x += left ? dx : 0;
         if (both) {
-            xb = mf_narrow_rows(p, input, row, bw, bands, tags, ba) + col * p->stride_w * c;
-            mf_narrow_next(p->out_w, step, &row, &col);
+            if (left == 0) {
+                band = mf_narrow_rows(p, input, row, bw, bands, tags, band);
+                x = band + first, row += step, left = p->out_w;
+            }
+            xb = x, left--;
+            x += left ? dx : 0;
         }
         mf_narrow_widen(&reads, xa, xb, tails, wide);
-        ctx.sta = direct ? output + q * out_c : (int8_t *)stage[0];
-        ctx.delta = !both ? 0 : direct ? step * out_c : (int32_t)sizeof stage[0];
+        ctx.delta = both ? delta : 0;
+        if (direct) {
+            ctx.sta = output + q * out_c;
+        }
         mf_pair_blocks(&ctx);
         for (j = 0; !direct && j < 1 + both; j++) { /* the staged pixels clamped to the output */
             mf_narrow_store((const int8_t *)stage[j], p, output + (q + j * step) * out_c);
