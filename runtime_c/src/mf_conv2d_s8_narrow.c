@@ -29,6 +29,21 @@
 #endif
 #define MF_NARROW_TAIL (MF_GEMM_ROWS * 3 + 4) /* bytes of a window's rows' tails (k_w * in_c % 4) */
 
+/* n bytes from src to dst (any alignment): four words a turn (a band row is hundreds of bytes),
+ * then mf_gemm_copy's words and bytes. */
+MF_INLINE int8_t *mf_narrow_copy(int8_t *dst, const int8_t *src, int32_t n)
+{
+    for (; n >= 16; n -= 16, dst += 16, src += 16) {
+        const uint32_t a = mf_load32(src), b = mf_load32(src + 4), c = mf_load32(src + 8);
+        const uint32_t d = mf_load32(src + 12);
+        memcpy(dst, &a, 4);
+        memcpy(dst + 4, &b, 4);
+        memcpy(dst + 8, &c, 4);
+        memcpy(dst + 12, &d, 4);
+    }
+    return mf_gemm_copy(dst, src, n, 0);
+}
+
 /* The k_h input rows of output row r (over batches and rows) padded into band: each bw pixels,
  * input columns -pad_w .. bw - pad_w - 1, the input zero point outside the image. Built once per
  * output row, so that the row's pixels copy their windows without border checks. */
@@ -45,7 +60,7 @@ static void mf_narrow_band(const mf_conv2d_s8_gemm_params *p, const int8_t *inpu
         const int32_t iy = y0 + ky * p->dilation_h;
         int8_t *g = band;
         if (iy >= 0 && iy < p->in_h) {
-            g = mf_gemm_copy(mf_gemm_copy(g, NULL, left, zp4), image + iy * row_bytes, inside, zp4);
+            g = mf_narrow_copy(mf_gemm_copy(g, NULL, left, zp4), image + iy * row_bytes, inside);
         }
         mf_gemm_copy(g, NULL, width - (int32_t)(g - band), zp4);
     }
