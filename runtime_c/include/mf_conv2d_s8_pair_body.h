@@ -465,15 +465,19 @@ MF_INLINE void mf_conv2d_s8_pair_body(const mf_conv2d_s8_gemm_params *p, const m
         src.n_inner = mf_gemm_segments(p, NULL, 0, 1, src.inner);
     }
 #endif
+    ctx.delta = delta;
     for (k = 0; k < total; k += 2, q += 2 * step) {
-        const int both = k + 1 < total; /* else q alone (read twice, B unused) */
+        if (k + 1 == total) { /* q alone (read twice, B unused) */
+            ctx.delta = 0;
+        }
 #if MF_PAIR_WINDOWS
-        mf_pair_read(&src, q, both ? q + step : -1);
+        mf_pair_read(&src, q, ctx.delta ? q + step : -1);
 #else
-        const int8_t *x = input + q * in_c;
-        mf_pair_widen(&run, x, &run, both ? x + step * in_c : x, 1, wide);
+        {
+            const int8_t *x = input + q * in_c;
+            mf_pair_widen(&run, x, &run, ctx.delta ? x + step * in_c : x, 1, wide);
+        }
 #endif
-        ctx.delta = both ? delta : 0;
         if (direct) {
             ctx.sta = output + q * out_c;
         }
@@ -481,7 +485,7 @@ MF_INLINE void mf_conv2d_s8_pair_body(const mf_conv2d_s8_gemm_params *p, const m
         if (!direct) {
             mf_pair_store(p, e, aq, kind, (const int8_t *)stage[0], res, output, q);
         }
-        if (!direct && both) {
+        if (!direct && ctx.delta) {
             mf_pair_store(p, e, aq, kind, (const int8_t *)stage[1], res, output, q + step);
         }
     }
