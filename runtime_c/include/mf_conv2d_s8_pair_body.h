@@ -466,8 +466,8 @@ MF_INLINE void mf_conv2d_s8_pair_body(const mf_conv2d_s8_gemm_params *p, const m
     }
 #endif
     ctx.delta = delta;
-    for (k = 0; k < total; k += 2, q += 2 * step) {
-        if (k + 1 == total) { /* q alone (read twice, B unused) */
+    for (k = total; k > 0; k -= 2, q += 2 * step) { /* k: pixels left */
+        if (k == 1) { /* q alone (read twice, B unused) */
             ctx.delta = 0;
         }
 #if MF_PAIR_WINDOWS
@@ -475,7 +475,7 @@ MF_INLINE void mf_conv2d_s8_pair_body(const mf_conv2d_s8_gemm_params *p, const m
 #else
         {
             const int8_t *x = input + q * in_c;
-            mf_pair_widen(&run, x, &run, ctx.delta ? x + step * in_c : x, 1, wide);
+            mf_pair_widen(&run, x, &run, x + (k > 1 ? step * in_c : 0), 1, wide);
         }
 #endif
         if (direct) {
@@ -485,7 +485,7 @@ MF_INLINE void mf_conv2d_s8_pair_body(const mf_conv2d_s8_gemm_params *p, const m
         if (!direct) {
             mf_pair_store(p, e, aq, kind, (const int8_t *)stage[0], res, output, q);
         }
-        if (!direct && ctx.delta) {
+        if (!direct && k > 1) {
             mf_pair_store(p, e, aq, kind, (const int8_t *)stage[1], res, output, q + step);
         }
     }
