@@ -173,10 +173,11 @@ void mf_conv2d_s8_narrow(const mf_conv2d_s8_gemm_params *p, const int8_t *input,
     ctx.w = (const uint32_t *)(const void *)p->weights;
     ctx.qb = p->quant;
     ctx.sta = (int8_t *)stage[0];
-    for (k = 0; k < total; k += 2, q += 2 * step) {
+    ctx.delta = delta;
+    for (k = total; k > 0; k -= 2, q += 2 * step) { /* k: pixels left */
         /* pixel q first, then its partner q + step (in the run's order; perhaps in the next
          * row, whose band must then keep A's); a lone last one is widened twice, B unused */
-        const int both = k + 1 < total;
+        const int both = k > 1;
         const int8_t *xa, *xb;
         if (left == 0) {
             band = mf_narrow_rows(p, input, row, bw, bands, tags, band);
@@ -193,7 +194,9 @@ void mf_conv2d_s8_narrow(const mf_conv2d_s8_gemm_params *p, const int8_t *input,
             x += left ? dx : 0;
         }
         mf_narrow_widen(&reads, xa, xb, tails, wide);
-        ctx.delta = both ? delta : 0;
+        if (!both) {
+            ctx.delta = 0;
+        }
         if (direct) {
             ctx.sta = output + q * out_c;
         }
