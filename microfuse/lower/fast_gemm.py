@@ -104,7 +104,7 @@ NARROW_IN_C = 4  # in_c bound: more channels have runs of 4 or 8 values for the 
 # Strided only: IC's stride-1 first conv taken off mf_conv2d_s8_gemm shifts the balanced residual
 # fusion's flash trade-off (its ADD fuses into the other conv), and the cascade's rings grow by 1 KB
 NARROW_MIN_STRIDE = 2
-NARROW_BAND = 1024  # mf_conv2d_s8_narrow.c MF_NARROW_BAND's bound (VWW's 96-pixel RGB rows: 873)
+NARROW_BAND = 1024  # mf_conv2d_s8_narrow.c MF_NARROW_BAND's bound (VWW's 96-pixel RGB rows: 3 x 292)
 
 
 def narrow_order(w: np.ndarray) -> np.ndarray:
@@ -131,7 +131,7 @@ def narrow_reads(k_h: int, k_w: int, in_c: int, out_w: int, stride_w: int) -> np
     tap (band rows, mf_narrow_band, are a row of output pixels' columns apart) of each window row's
     whole words, then of the rows' leftover values. The same for every window of a call: made
     here, not per call at run time."""
-    width = ((out_w - 1) * stride_w + k_w) * in_c
+    width = -(-((out_w - 1) * stride_w + k_w) * in_c // 4) * 4  # (band rows start at words)
     run = k_w * in_c
     whole = run // 4 * 4
     words = [ky * width + g for ky in range(k_h) for g in range(0, whole, 4)]
@@ -140,8 +140,8 @@ def narrow_reads(k_h: int, k_w: int, in_c: int, out_w: int, stride_w: int) -> np
 
 
 def narrow_band(k_h: int, k_w: int, in_c: int, out_w: int, stride_w: int) -> int:
-    """Bytes of an output row's padded input rows (mf_narrow_band), rounded up to a word."""
-    return -(-k_h * ((out_w - 1) * stride_w + k_w) * in_c // 4) * 4
+    """Bytes of an output row's padded input rows (mf_narrow_band), each rounded up to a word."""
+    return k_h * (-(-((out_w - 1) * stride_w + k_w) * in_c // 4) * 4)
 
 
 def narrow_fits(op: Op, level: str) -> bool:

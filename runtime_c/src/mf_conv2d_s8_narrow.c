@@ -29,10 +29,23 @@
 #endif
 #define MF_NARROW_TAIL (MF_GEMM_ROWS * 3 + 4) /* bytes of a window's rows' tails (k_w * in_c % 4) */
 
-/* n bytes from src to dst (any alignment): four words a turn (a band row is hundreds of bytes),
- * then mf_gemm_copy's words and bytes. */
+/* n bytes from src to dst: where both are word-aligned (a band row and an input row, usually)
+ * 32 bytes a turn (LDM / STM of four words on an M4), else four unaligned words a turn; then
+ * mf_gemm_copy's words and bytes. */
 MF_INLINE int8_t *mf_narrow_copy(int8_t *dst, const int8_t *src, int32_t n)
 {
+    if ((((uintptr_t)dst | (uintptr_t)src) & 3u) == 0) {
+#if defined(__GNUC__)
+        uint32_t *d = (uint32_t *)__builtin_assume_aligned(dst, 4);
+        const uint32_t *s = (const uint32_t *)__builtin_assume_aligned(src, 4);
+#else
+        uint32_t *d = (uint32_t *)(void *)dst;
+        const uint32_t *s = (const uint32_t *)(const void *)src;
+#endif
+        for (; n >= 32; n -= 32, d += 8, s += 8, dst += 32, src += 32) {
+            memcpy(d, s, 32);
+        }
+    }
     for (; n >= 16; n -= 16, dst += 16, src += 16) {
         const uint32_t a = mf_load32(src), b = mf_load32(src + 4), c = mf_load32(src + 8);
         const uint32_t d = mf_load32(src + 12);
@@ -45,16 +58,17 @@ MF_INLINE int8_t *mf_narrow_copy(int8_t *dst, const int8_t *src, int32_t n)
 }
 
 /* The k_h input rows of output row r (over batches and rows) padded into band: each bw pixels,
- * input columns -pad_w .. bw - pad_w - 1, the input zero point outside the image. Built once per
- * output row, so that the row's pixels copy their windows without border checks. */
+ * input columns -pad_w .. bw - pad_w - 1, the input zero point outside the image, whole words
+ * apart (so that rows copy word-aligned). Built once per output row, so that the row's pixels
+ * copy their windows without border checks. */
 static void mf_narrow_band(const mf_conv2d_s8_gemm_params *p, const int8_t *input, int32_t r, int32_t bw,
                            int8_t *band)
 {
-    const int32_t c = p->in_c, row_bytes = p->in_w * c, width = bw * c;
+    const int32_t c = p->in_c, row_bytes = p->in_w * c, used = bw * c, width = (used + 3) & ~3;
     const int32_t y0 = r % p->out_h * p->stride_h - p->pad_h;
     const int8_t *image = input + r / p->out_h * p->in_h * row_bytes;
     const uint32_t zp4 = ((uint32_t)p->in_zero_point & 0xFFu) * 0x01010101u;
-    const int32_t left = MF_MIN(p->pad_w * c, width), inside = MF_CLAMP(row_bytes, 0, width - left);
+    const int32_t left = MF_MIN(p->pad_w * c, used), inside = MF_CLAMP(row_bytes, 0, used - left);
     int32_t ky;
     for (ky = 0; ky < p->k_h; ky++, band += width) {
         const int32_t iy = y0 + ky * p->dilation_h;
@@ -62,27 +76,27 @@ static void mf_narrow_band(const mf_conv2d_s8_gemm_params *p, const int8_t *inpu
         if (iy >= 0 && iy < p->in_h) {
             g = mf_narrow_copy(mf_gemm_copy(g, NULL, left, zp4), image + iy * row_bytes, inside);
         }
-        mf_gemm_copy(g, NULL, width - (int32_t)(g - band), zp4);
+        mf_gemm_copy(g, NULL, used - (int32_t)(g - band), zp4);
     }
 }
 
 /* The band of output row r: the buffer (of two) that holds it, else rebuilt in the one that
  * `keep` (the pair's other pixel's band) is not; with one buffer (pairs within rows), that one. */
 static const int8_t *mf_narrow_rows(const mf_conv2d_s8_gemm_params *p, const int8_t *input, int32_t r,
-                                    int32_t bw, int8_t (*bands)[MF_NARROW_BAND], int32_t *tags,
+                                    int32_t bw, uint32_t (*bands)[MF_NARROW_BAND / 4], int32_t *tags,
                                     const int8_t *keep)
 {
 #if MF_NARROW_BANDS > 1
-    const int j = tags[0] == r ? 0 : tags[1] == r ? 1 : bands[0] == keep ? 1 : 0;
+    const int j = tags[0] == r ? 0 : tags[1] == r ? 1 : (const int8_t *)bands[0] == keep ? 1 : 0;
 #else
     const int j = 0;
     (void)keep;
 #endif
     if (tags[j] != r) {
         tags[j] = r;
-        mf_narrow_band(p, input, r, bw, bands[j]);
+        mf_narrow_band(p, input, r, bw, (int8_t *)bands[j]);
     }
-    return bands[j];
+    return (const int8_t *)bands[j];
 }
 
 /* 4 values of pixels A and B (int8 words va, vb) sign-extended into the pair buffer's group at
@@ -151,7 +165,7 @@ void mf_conv2d_s8_narrow(const mf_conv2d_s8_gemm_params *p, const int8_t *input,
     const int direct = !p->clamp && out_c % 4 == 0;
     uint32_t wide[MF_NARROW_DEPTH], stage[2][MF_PAIR_OUT_MAX / 4], tails[2][MF_NARROW_TAIL / 4];
     const int32_t delta = direct ? step * out_c : (int32_t)sizeof stage[0];
-    int8_t bands[MF_NARROW_BANDS][MF_NARROW_BAND];
+    uint32_t bands[MF_NARROW_BANDS][MF_NARROW_BAND / 4];
     int32_t tags[2] = {-1, -1};
     mf_narrow_reads reads;
     mf_pair_ctx ctx;
