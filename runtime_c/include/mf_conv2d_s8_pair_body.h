@@ -322,6 +322,9 @@ typedef struct {
     const int8_t *input;
     uint32_t *wide;                   /* the pair buffer */
     int flat;                         /* pointwise: pixel q's window is the run at q * in_c */
+    int32_t lo, hi;                   /* the columns whose windows lie inside the image horizontally */
+    int32_t first, vin, at;           /* the last row read: its first pixel, whether its windows lie
+                                         inside vertically, and then where column 0's would start */
     int32_t n_inner;
     mf_seg inner[MF_GEMM_SEGMENTS];
     mf_seg own[2][MF_GEMM_SEGMENTS];
@@ -387,21 +390,39 @@ static int mf_pair_same(const mf_seg *a, int32_t na, const mf_seg *b, int32_t nb
 
 /* Pixels q and r (r < 0: q alone, read twice) sign-extended into the pair buffer from their
  * windows' segments: in lockstep when their runs match, else each into its half. A flat call's
- * window is the one inner run at q * in_c (no per-pixel window). (Flat pairs come here too in a
- * build with windows, so that the buffer has one writer in lockstep, inlined here.) */
+ * window is the one inner run at q * in_c (no per-pixel window). Two pixels of a row whose
+ * windows lie inside the image share the inner runs too, from their first taps (the row's
+ * position kept from the pair before: no division, no mf_pair_window). (Flat pairs come here too
+ * in a build with windows, so that the buffer has one writer in lockstep, inlined here.) */
 MF_HELPER void mf_pair_read(mf_pair_src *s, int32_t q, int32_t r)
 {
+    const mf_conv2d_s8_gemm_params *p = s->p;
     const mf_seg *sa = s->inner, *sb = s->inner;
-    const int8_t *ba = s->input + q * s->p->in_c, *bb = r < 0 ? ba : s->input + r * s->p->in_c;
+    const int8_t *ba = s->input + q * p->in_c, *bb = r < 0 ? ba : s->input + r * p->in_c;
     int32_t na = 1, nb = 1;
+    int same = s->flat; /* the runs of both windows alike (in lockstep) */
     if (!s->flat) {
-        na = nb = mf_pair_window(s->p, s->input, q, s->inner, s->n_inner, s->own[0], &sa, &ba);
-        sb = sa, bb = ba;
-        if (r >= 0) {
-            nb = mf_pair_window(s->p, s->input, r, s->inner, s->n_inner, s->own[1], &sb, &bb);
+        const int32_t d = r < 0 ? 0 : r - q; /* B's column from A's, in A's row */
+        int32_t ox = q - s->first;
+        if ((uint32_t)ox >= (uint32_t)p->out_w) { /* a new row */
+            const int32_t oy = q / p->out_w % p->out_h, y0 = oy * p->stride_h - p->pad_h;
+            s->first = q - q % p->out_w, ox = q - s->first;
+            s->vin = y0 >= 0 && y0 + (p->k_h - 1) * p->dilation_h < p->in_h;
+            s->at = ((q / (p->out_w * p->out_h)) * p->in_h + y0) * p->in_w * p->in_c - p->pad_w * p->in_c;
+        }
+        if (s->vin && MF_MIN(ox, ox + d) >= s->lo && MF_MAX(ox, ox + d) <= s->hi) {
+            ba = s->input + s->at + ox * p->stride_w * p->in_c, bb = ba + d * p->stride_w * p->in_c;
+            na = nb = s->n_inner, same = 1;
+        } else {
+            na = nb = mf_pair_window(p, s->input, q, s->inner, s->n_inner, s->own[0], &sa, &ba);
+            sb = sa, bb = ba;
+            if (r >= 0) {
+                nb = mf_pair_window(p, s->input, r, s->inner, s->n_inner, s->own[1], &sb, &bb);
+            }
+            same = mf_pair_same(sa, na, sb, nb);
         }
     }
-    if (s->flat || mf_pair_same(sa, na, sb, nb)) {
+    if (same) {
         mf_pair_widen(sa, ba, sb, bb, na, s->wide);
     } else {
         mf_pair_widen1(sa, ba, na, s->wide);
@@ -464,6 +485,10 @@ MF_INLINE void mf_conv2d_s8_pair_body(const mf_conv2d_s8_gemm_params *p, const m
     if (!src.flat) {
         src.n_inner = mf_gemm_segments(p, NULL, 0, 1, src.inner);
     }
+    src.lo = (p->pad_w + p->stride_w - 1) / p->stride_w;
+    src.hi = p->in_w - p->k_w + p->pad_w < 0 ? -1
+             : MF_MIN((p->in_w - p->k_w + p->pad_w) / p->stride_w, p->out_w - 1);
+    src.first = -p->out_w - 1, src.vin = 0, src.at = 0;
 #endif
     ctx.delta = delta;
     for (k = total; k > 0; k -= 2, q += 2 * step) { /* k: pixels left */
