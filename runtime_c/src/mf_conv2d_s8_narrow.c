@@ -59,24 +59,34 @@ MF_INLINE int8_t *mf_narrow_copy(int8_t *dst, const int8_t *src, int32_t n)
 
 /* The k_h input rows of output row r (over batches and rows) padded into band: each bw pixels,
  * input columns -pad_w .. bw - pad_w - 1, the input zero point outside the image, whole words
- * apart (so that rows copy word-aligned). Built once per output row, so that the row's pixels
- * copy their windows without border checks. */
+ * apart (so that rows copy word-aligned, and pad by words). Built once per output row, so that
+ * the row's pixels copy their windows without border checks. */
 static void mf_narrow_band(const mf_conv2d_s8_gemm_params *p, const int8_t *input, int32_t r, int32_t bw,
-                           int8_t *band)
+                           uint32_t *band)
 {
-    const int32_t c = p->in_c, row_bytes = p->in_w * c, used = bw * c, width = (used + 3) & ~3;
+    const int32_t c = p->in_c, row_bytes = p->in_w * c, used = bw * c, words = (used + 3) / 4;
     const int32_t y0 = r % p->out_h * p->stride_h - p->pad_h;
     const int8_t *image = input + r / p->out_h * p->in_h * row_bytes;
     const uint32_t zp4 = ((uint32_t)p->in_zero_point & 0xFFu) * 0x01010101u;
     const int32_t left = MF_MIN(p->pad_w * c, used), inside = MF_CLAMP(row_bytes, 0, used - left);
-    int32_t ky;
-    for (ky = 0; ky < p->k_h; ky++, band += width) {
+    /* the words a row inside the image pads (the zero point), whole: then its values over them */
+    const int32_t pad_left = (left + 3) / 4, pad_right = (left + inside) / 4;
+    int32_t ky, j;
+    for (ky = 0; ky < p->k_h; ky++, band += words) {
         const int32_t iy = y0 + ky * p->dilation_h;
-        int8_t *g = band;
-        if (iy >= 0 && iy < p->in_h) {
-            g = mf_narrow_copy(mf_gemm_copy(g, NULL, left, zp4), image + iy * row_bytes, inside);
+        if (iy < 0 || iy >= p->in_h) {
+            for (j = 0; j < words; j++) {
+                band[j] = zp4;
+            }
+            continue;
         }
-        mf_gemm_copy(g, NULL, used - (int32_t)(g - band), zp4);
+        for (j = 0; j < pad_left; j++) {
+            band[j] = zp4;
+        }
+        for (j = pad_right; j < words; j++) {
+            band[j] = zp4;
+        }
+        mf_narrow_copy((int8_t *)band + left, image + iy * row_bytes, inside);
     }
 }
 
@@ -94,7 +104,7 @@ static const int8_t *mf_narrow_rows(const mf_conv2d_s8_gemm_params *p, const int
 #endif
     if (tags[j] != r) {
         tags[j] = r;
-        mf_narrow_band(p, input, r, bw, (int8_t *)bands[j]);
+        mf_narrow_band(p, input, r, bw, bands[j]);
     }
     return (const int8_t *)bands[j];
 }
