@@ -57,9 +57,16 @@ def unstaged(op: Op) -> bool:
 
 
 def pair_sizes(params: dict) -> dict[str, int]:
-    """The build's MF_PAIR_WIDE: its largest paired window sizes the stack buffer."""
-    depth = params.get("depth", params.get("k.depth"))
-    return {"MF_PAIR_WIDE": depth} if depth <= PAIR_WIDE else {}
+    """The build's MF_PAIR_WIDE: its largest paired window sizes the stack buffer; MF_PAIR_WINDOWS:
+    1 when some call reads windows, 0 when all are pointwise (1x1, stride 1, no padding: the loop
+    reads a pixel's one run itself, and the window readers are compiled out)."""
+    def field(name: str) -> int:
+        return params.get(name, params.get(f"k.{name}"))
+
+    depth = field("depth")
+    pointwise = all(field(f) == 1 for f in ("k_h", "k_w", "stride_h", "stride_w")) \
+        and field("pad_h") == 0 and field("pad_w") == 0
+    return {"MF_PAIR_WINDOWS": int(not pointwise), **({"MF_PAIR_WIDE": depth} if depth <= PAIR_WIDE else {})}
 
 
 def pair_weights(taps: np.ndarray) -> np.ndarray:
@@ -97,11 +104,11 @@ NARROW_IN_C = 4  # in_c bound: more channels have runs of 4 or 8 values for the 
 # Strided only: IC's stride-1 first conv taken off mf_conv2d_s8_gemm shifts the balanced residual
 # fusion's flash trade-off (its ADD fuses into the other conv), and the cascade's rings grow by 1 KB
 NARROW_MIN_STRIDE = 2
-NARROW_BAND = 1024  # mf_conv2d_s8_narrow.c MF_NARROW_BAND's bound (VWW's 96-pixel RGB rows: 873)
+NARROW_BAND = 1024  # mf_conv2d_s8_narrow.c MF_NARROW_BAND's bound (VWW's 96-pixel RGB rows: 3 x 292)
 
 
 def narrow_order(w: np.ndarray) -> np.ndarray:
-    """OHWI weights -> [channels, values] as mf_narrow_plan reads a window (then zero-padded)."""
+    """OHWI weights -> [channels, values] as narrow_reads reads a window (then zero-padded)."""
     # each window row's whole words of its k_w * in_c values, then the rows' leftover values
     # together (a 3x3 RGB window: 6 words and 3 values in 7 words, not 9)
     oc, kh, kw, ic = w.shape
@@ -119,9 +126,22 @@ def narrow_depth(op: Op) -> int:
     return -(-values // 8) * 8
 
 
+def narrow_reads(k_h: int, k_w: int, in_c: int, out_w: int, stride_w: int) -> np.ndarray:
+    """Where mf_narrow_widen reads a window, in narrow_order's order: the offsets from its first
+    tap (band rows, mf_narrow_band, are a row of output pixels' columns apart) of each window row's
+    whole words, then of the rows' leftover values. The same for every window of a call: made
+    here, not per call at run time."""
+    width = -(-((out_w - 1) * stride_w + k_w) * in_c // 4) * 4  # (band rows start at words)
+    run = k_w * in_c
+    whole = run // 4 * 4
+    words = [ky * width + g for ky in range(k_h) for g in range(0, whole, 4)]
+    rest = [ky * width + g for ky in range(k_h) for g in range(whole, run)]
+    return np.array(words + rest, np.int32)
+
+
 def narrow_band(k_h: int, k_w: int, in_c: int, out_w: int, stride_w: int) -> int:
-    """Bytes of an output row's padded input rows (mf_narrow_band), rounded up to a word."""
-    return -(-k_h * ((out_w - 1) * stride_w + k_w) * in_c // 4) * 4
+    """Bytes of an output row's padded input rows (mf_narrow_band), each rounded up to a word."""
+    return k_h * (-(-((out_w - 1) * stride_w + k_w) * in_c // 4) * 4)
 
 
 def narrow_fits(op: Op, level: str) -> bool:
@@ -139,12 +159,15 @@ def narrow_fits(op: Op, level: str) -> bool:
 
 
 def narrow_prepare(op: Op, ref: dict) -> dict:
-    """mf_conv2d_s8_gemm's params with narrow_order's weights in the pair layout."""
+    """mf_conv2d_s8_gemm's params with narrow_order's weights in the pair layout, and in `zrow`
+    (no padding row here: the bands pad) the window's read list, narrow_reads."""
     rows = narrow_order(np.asarray(op.inputs[1].data, np.int8))
     depth = narrow_depth(op)
     padded = np.pad(rows, ((0, 0), (0, depth - rows.shape[1])))  # zero weights past the window
     params = fast.conv_gemm_prepare(op, ref)
-    return {**params, "depth": depth, "zrow": "NULL", "weights": ConstArray("weights", pair_weights(padded))}
+    reads = narrow_reads(*(params[k] for k in ("k_h", "k_w", "in_c", "out_w", "stride_w")))
+    return {**params, "depth": depth, "zrow": ConstArray("reads", reads),
+            "weights": ConstArray("weights", pair_weights(padded))}
 
 
 def narrow_sizes(params: dict) -> dict[str, int]:

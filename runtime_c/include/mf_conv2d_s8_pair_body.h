@@ -30,6 +30,9 @@
 #ifndef MF_PAIR_WIDE         /* window values of a pixel (the buffer holds both, as int16): */
 #define MF_PAIR_WIDE 576     /* a build's mf_config.h sets its largest (lower/fast_gemm.py PAIR_WIDE) */
 #endif
+#ifndef MF_PAIR_WINDOWS      /* 1: some paired conv reads windows (not 1x1 stride-1 unpadded); */
+#define MF_PAIR_WINDOWS 1    /* a build whose paired convs are all pointwise sets 0 (lower/fast_gemm.py) */
+#endif
 
 /* Where a pixel's odd int16 pairs and pixel B's words sit among each 4 values' 4 buffer words
  * (MF_PAIR_WORD: every reader and writer of the buffer goes through it).
@@ -311,6 +314,22 @@ static void mf_pair_widen(const mf_seg *sa, const int8_t *ba, const mf_seg *sb, 
     }
 }
 
+#if MF_PAIR_WINDOWS /* the windows' readers (a pointwise conv's pixel is one run, read by the loop) */
+/* A call's windows: where they are read from, the runs of a window inside the image (relative to
+ * its first tap, the same for all of them) and room for a border window's own runs per pixel. */
+typedef struct {
+    const mf_conv2d_s8_gemm_params *p;
+    const int8_t *input;
+    uint32_t *wide;                   /* the pair buffer */
+    int flat;                         /* pointwise: pixel q's window is the run at q * in_c */
+    int32_t lo, hi;                   /* the columns whose windows lie inside the image horizontally */
+    int32_t first, vin, at;           /* the last row read: its first pixel, whether its windows lie
+                                         inside vertically, and then where column 0's would start */
+    int32_t n_inner;
+    mf_seg inner[MF_GEMM_SEGMENTS];
+    mf_seg own[2][MF_GEMM_SEGMENTS];
+} mf_pair_src;
+
 /* The window of output pixel `pix` (raster index over batches, rows, columns) as segments: the
  * shared relative list `inner` from *base when it lies inside the image, else absolute ones in
  * `own` (*base NULL). Returns the count; *segs is set to the list used. */
@@ -369,29 +388,48 @@ static int mf_pair_same(const mf_seg *a, int32_t na, const mf_seg *b, int32_t nb
     return 1;
 }
 
-/* Pixels q and r (r < 0: q alone, read twice) sign-extended into wide from their windows'
- * segments: in lockstep when their runs match, else each into its half. flat (a 1x1 stride-1
- * conv without padding): a pixel's window is its in_c bytes, the one inner run. */
-MF_HELPER void mf_pair_read(const mf_conv2d_s8_gemm_params *p, const int8_t *input, int32_t q, int32_t r, int flat,
-                            const mf_seg *inner, int32_t n_inner, mf_seg own[2][MF_GEMM_SEGMENTS], uint32_t *wide)
+/* Pixels q and r (r < 0: q alone, read twice) sign-extended into the pair buffer from their
+ * windows' segments: in lockstep when their runs match, else each into its half. A flat call's
+ * window is the one inner run at q * in_c (no per-pixel window). Two pixels of a row whose
+ * windows lie inside the image share the inner runs too, from their first taps (the row's
+ * position kept from the pair before: no division, no mf_pair_window). (Flat pairs come here too
+ * in a build with windows, so that the buffer has one writer in lockstep, inlined here.) */
+MF_HELPER void mf_pair_read(mf_pair_src *s, int32_t q, int32_t r)
 {
-    const mf_seg *sa = inner, *sb = inner;
-    const int8_t *ba = input + q * p->in_c, *bb = input + (r < 0 ? q : r) * p->in_c;
+    const mf_conv2d_s8_gemm_params *p = s->p;
+    const mf_seg *sa = s->inner, *sb = s->inner;
+    const int8_t *ba = s->input + q * p->in_c, *bb = r < 0 ? ba : s->input + r * p->in_c;
     int32_t na = 1, nb = 1;
-    if (!flat) {
-        na = nb = mf_pair_window(p, input, q, inner, n_inner, own[0], &sa, &ba);
-        sb = sa, bb = ba;
-        if (r >= 0) {
-            nb = mf_pair_window(p, input, r, inner, n_inner, own[1], &sb, &bb);
+    int same = s->flat; /* the runs of both windows alike (in lockstep) */
+    if (!s->flat) {
+        const int32_t d = r < 0 ? 0 : r - q; /* B's column from A's, in A's row */
+        int32_t ox = q - s->first;
+        if ((uint32_t)ox >= (uint32_t)p->out_w) { /* a new row */
+            const int32_t oy = q / p->out_w % p->out_h, y0 = oy * p->stride_h - p->pad_h;
+            s->first = q - q % p->out_w, ox = q - s->first;
+            s->vin = y0 >= 0 && y0 + (p->k_h - 1) * p->dilation_h < p->in_h;
+            s->at = ((q / (p->out_w * p->out_h)) * p->in_h + y0) * p->in_w * p->in_c - p->pad_w * p->in_c;
+        }
+        if (s->vin && MF_MIN(ox, ox + d) >= s->lo && MF_MAX(ox, ox + d) <= s->hi) {
+            ba = s->input + s->at + ox * p->stride_w * p->in_c, bb = ba + d * p->stride_w * p->in_c;
+            na = nb = s->n_inner, same = 1;
+        } else {
+            na = nb = mf_pair_window(p, s->input, q, s->inner, s->n_inner, s->own[0], &sa, &ba);
+            sb = sa, bb = ba;
+            if (r >= 0) {
+                nb = mf_pair_window(p, s->input, r, s->inner, s->n_inner, s->own[1], &sb, &bb);
+            }
+            same = mf_pair_same(sa, na, sb, nb);
         }
     }
-    if (flat || mf_pair_same(sa, na, sb, nb)) {
-        mf_pair_widen(sa, ba, sb, bb, na, wide);
+    if (same) {
+        mf_pair_widen(sa, ba, sb, bb, na, s->wide);
     } else {
-        mf_pair_widen1(sa, ba, na, wide);
-        mf_pair_widen1(sb, bb, nb, wide + MF_PAIR_WORD(0, 1, 0));
+        mf_pair_widen1(sa, ba, na, s->wide);
+        mf_pair_widen1(sb, bb, nb, s->wide + MF_PAIR_WORD(0, 1, 0));
     }
 }
+#endif /* MF_PAIR_WINDOWS */
 
 /* The staged channels of one pixel to its output: copied, or finished (clamp, epilogue). */
 MF_INLINE void mf_pair_store(const mf_conv2d_s8_gemm_params *p, const mf_epilogue_s8 *e,
@@ -413,43 +451,68 @@ MF_INLINE void mf_conv2d_s8_pair_body(const mf_conv2d_s8_gemm_params *p, const m
                                       const mf_fast_addsub *aq, int kind, const int8_t *input,
                                       const int8_t *res, int8_t *output)
 {
-    const int32_t total = p->batches * p->out_h * p->out_w;
+    const int32_t total = p->batches * p->out_h * p->out_w, in_c = p->in_c, out_c = p->out_c;
     const int32_t step = p->reverse ? -1 : 1;
     uint32_t stage[2][MF_PAIR_OUT_MAX / 4];
     uint32_t wide[MF_PAIR_WIDE];
-    mf_seg inner[MF_GEMM_SEGMENTS], own[2][MF_GEMM_SEGMENTS];
-    const int32_t n_inner = mf_gemm_segments(p, NULL, 0, 1, inner);
     /* No epilogue nor clamp, whole blocks: the blocks store straight into the output (both
      * windows are read, into `wide`, before the pair's first store; a lone pixel's blocks as
-     * mf_conv2d_s8_gemm's). Otherwise through the stage. */
-    const int direct = kind == MF_EP_NONE && !p->clamp && p->out_c % 4 == 0;
+     * mf_conv2d_s8_gemm's). Otherwise through the stage. B's distance from A, when paired: */
+    const int direct = kind == MF_EP_NONE && !p->clamp && out_c % 4 == 0;
+    const int32_t delta = direct ? step * out_c : (int32_t)sizeof stage[0];
+    /* A 1x1 stride-1 conv without padding ("flat"): pixel q's window is the one run of its in_c
+     * bytes at q * in_c (no per-pixel window, no segment lists); a build without other windows
+     * (MF_PAIR_WINDOWS 0) reads it here, else mf_pair_read does. */
+#if MF_PAIR_WINDOWS
+    mf_pair_src src;
+#else
+    const mf_seg run = {0, MF_SEG_N(in_c / 8, 0)};
+#endif
     mf_pair_ctx ctx;
-    /* A 1x1 stride-1 conv without padding: pixel q's window is its in_c bytes at q * in_c (no
-     * per-pixel mf_pair_window, mf_pair_same) */
-    const int flat = p->k_h == 1 && p->k_w == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_h == 0
-                     && p->pad_w == 0 && n_inner == 1 && inner[0].start == 0;
-    int32_t k = 0;
+    int32_t k, q = p->reverse ? total - 1 : 0; /* pixel q first, then its partner q + step */
     ctx.wide = wide;
     ctx.end = wide + p->depth;
     ctx.lshift = p->lshift;
-    ctx.blocks = (p->out_c + 3) / 4;
+    ctx.blocks = (out_c + 3) / 4;
     ctx.w = (const uint32_t *)(const void *)p->weights;
     ctx.qb = p->quant;
-    while (k < total) {
-        /* pixel q first, then its partner q + step (in the run's order) */
-        const int32_t q = p->reverse ? total - 1 - k : k;
-        const int both = k + 1 < total;
-        mf_pair_read(p, input, q, both ? q + step : -1, flat, inner, n_inner, own, wide);
-        ctx.sta = direct ? output + q * p->out_c : (int8_t *)stage[0];
-        ctx.delta = !both ? 0 : direct ? step * p->out_c : (int32_t)sizeof stage[0];
+    ctx.sta = (int8_t *)stage[0];
+#if MF_PAIR_WINDOWS
+    src.p = p, src.input = input, src.wide = wide;
+    src.flat = p->k_h == 1 && p->k_w == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_h == 0
+               && p->pad_w == 0;
+    src.inner[0].start = 0, src.inner[0].n = MF_SEG_N(in_c / 8, 0), src.n_inner = 1;
+    if (!src.flat) {
+        src.n_inner = mf_gemm_segments(p, NULL, 0, 1, src.inner);
+    }
+    src.lo = (p->pad_w + p->stride_w - 1) / p->stride_w;
+    src.hi = p->in_w - p->k_w + p->pad_w < 0 ? -1
+             : MF_MIN((p->in_w - p->k_w + p->pad_w) / p->stride_w, p->out_w - 1);
+    src.first = -p->out_w - 1, src.vin = 0, src.at = 0;
+#endif
+    ctx.delta = delta;
+    for (k = total; k > 0; k -= 2, q += 2 * step) { /* k: pixels left */
+        if (k == 1) { /* q alone (read twice, B unused) */
+            ctx.delta = 0;
+        }
+#if MF_PAIR_WINDOWS
+        mf_pair_read(&src, q, ctx.delta ? q + step : -1);
+#else
+        {
+            const int8_t *x = input + q * in_c;
+            mf_pair_widen(&run, x, &run, x + (k > 1 ? step * in_c : 0), 1, wide);
+        }
+#endif
+        if (direct) {
+            ctx.sta = output + q * out_c;
+        }
         mf_pair_blocks(&ctx);
         if (!direct) {
             mf_pair_store(p, e, aq, kind, (const int8_t *)stage[0], res, output, q);
         }
-        if (!direct && both) {
+        if (!direct && k > 1) {
             mf_pair_store(p, e, aq, kind, (const int8_t *)stage[1], res, output, q + step);
         }
-        k += both ? 2 : 1;
     }
 }
 

@@ -35,7 +35,8 @@ typedef struct {
     int32_t reverse;        /* 1: pixels last to first (a backward run of the memory plan) */
     const int32_t *weights; /* int8 words [out_c / 4][chunks][4 channels][chunk] */
     const int32_t *quant;   /* channel table [out_c / 4][MF_Q_WORDS] (blocks of 4, mf_requant.h) */
-    const int32_t *zrow;    /* k_w * in_c bytes of the input zero point, or NULL (no padding) */
+    const int32_t *zrow;    /* k_w * in_c bytes of the input zero point, or NULL (no padding);
+                               mf_conv2d_s8_narrow (its bands pad): its window's read list */
     const int32_t *addq;    /* mf_fast_addsub of a fused residual ADD / SUB, or NULL */
     int32_t out_stride;     /* elements between output pixels: 0 = out_c (dense); more when the
                                output is a channel slice of a wider tensor (concat) */

@@ -29,36 +29,75 @@
 #endif
 #define MF_NARROW_TAIL (MF_GEMM_ROWS * 3 + 4) /* bytes of a window's rows' tails (k_w * in_c % 4) */
 
-/* The k_h input rows of output row r (over batches and rows) padded into band: each bw pixels,
- * input columns -pad_w .. bw - pad_w - 1, the input zero point outside the image. Built once per
- * output row, so that the row's pixels copy their windows without border checks. */
-static void mf_narrow_band(const mf_conv2d_s8_gemm_params *p, const int8_t *input, int32_t r, int32_t bw,
-                           int8_t *band)
+/* n bytes from src to dst: where both are word-aligned (a band row and an input row, usually)
+ * 32 bytes a turn (LDM / STM of four words on an M4), else four unaligned words a turn; then
+ * mf_gemm_copy's words and bytes. */
+MF_INLINE int8_t *mf_narrow_copy(int8_t *dst, const int8_t *src, int32_t n)
 {
-    const int32_t c = p->in_c, row_bytes = p->in_w * c, width = bw * c;
+    if ((((uintptr_t)dst | (uintptr_t)src) & 3u) == 0) {
+#if defined(__GNUC__)
+        uint32_t *d = (uint32_t *)__builtin_assume_aligned(dst, 4);
+        const uint32_t *s = (const uint32_t *)__builtin_assume_aligned(src, 4);
+#else
+        uint32_t *d = (uint32_t *)(void *)dst;
+        const uint32_t *s = (const uint32_t *)(const void *)src;
+#endif
+        for (; n >= 32; n -= 32, d += 8, s += 8, dst += 32, src += 32) {
+            memcpy(d, s, 32);
+        }
+    }
+    for (; n >= 16; n -= 16, dst += 16, src += 16) {
+        const uint32_t a = mf_load32(src), b = mf_load32(src + 4), c = mf_load32(src + 8);
+        const uint32_t d = mf_load32(src + 12);
+        memcpy(dst, &a, 4);
+        memcpy(dst + 4, &b, 4);
+        memcpy(dst + 8, &c, 4);
+        memcpy(dst + 12, &d, 4);
+    }
+    return mf_gemm_copy(dst, src, n, 0);
+}
+
+/* The k_h input rows of output row r (over batches and rows) padded into band: each bw pixels,
+ * input columns -pad_w .. bw - pad_w - 1, the input zero point outside the image, whole words
+ * apart (so that rows copy word-aligned, and pad by words). Built once per output row, so that
+ * the row's pixels copy their windows without border checks. */
+static void mf_narrow_band(const mf_conv2d_s8_gemm_params *p, const int8_t *input, int32_t r, int32_t bw,
+                           uint32_t *band)
+{
+    const int32_t c = p->in_c, row_bytes = p->in_w * c, used = bw * c, words = (used + 3) / 4;
     const int32_t y0 = r % p->out_h * p->stride_h - p->pad_h;
     const int8_t *image = input + r / p->out_h * p->in_h * row_bytes;
     const uint32_t zp4 = ((uint32_t)p->in_zero_point & 0xFFu) * 0x01010101u;
-    const int32_t left = MF_MIN(p->pad_w * c, width), inside = MF_CLAMP(row_bytes, 0, width - left);
-    int32_t ky;
-    for (ky = 0; ky < p->k_h; ky++, band += width) {
+    const int32_t left = MF_MIN(p->pad_w * c, used), inside = MF_CLAMP(row_bytes, 0, used - left);
+    /* the words a row inside the image pads (the zero point), whole: then its values over them */
+    const int32_t pad_left = (left + 3) / 4, pad_right = (left + inside) / 4;
+    int32_t ky, j;
+    for (ky = 0; ky < p->k_h; ky++, band += words) {
         const int32_t iy = y0 + ky * p->dilation_h;
-        int8_t *g = band;
-        if (iy >= 0 && iy < p->in_h) {
-            g = mf_gemm_copy(mf_gemm_copy(g, NULL, left, zp4), image + iy * row_bytes, inside, zp4);
+        if (iy < 0 || iy >= p->in_h) {
+            for (j = 0; j < words; j++) {
+                band[j] = zp4;
+            }
+            continue;
         }
-        mf_gemm_copy(g, NULL, width - (int32_t)(g - band), zp4);
+        for (j = 0; j < pad_left; j++) {
+            band[j] = zp4;
+        }
+        for (j = pad_right; j < words; j++) {
+            band[j] = zp4;
+        }
+        mf_narrow_copy((int8_t *)band + left, image + iy * row_bytes, inside);
     }
 }
 
 /* The band of output row r: the buffer (of two) that holds it, else rebuilt in the one that
  * `keep` (the pair's other pixel's band) is not; with one buffer (pairs within rows), that one. */
 static const int8_t *mf_narrow_rows(const mf_conv2d_s8_gemm_params *p, const int8_t *input, int32_t r,
-                                    int32_t bw, int8_t (*bands)[MF_NARROW_BAND], int32_t *tags,
+                                    int32_t bw, uint32_t (*bands)[MF_NARROW_BAND / 4], int32_t *tags,
                                     const int8_t *keep)
 {
 #if MF_NARROW_BANDS > 1
-    const int j = tags[0] == r ? 0 : tags[1] == r ? 1 : bands[0] == keep ? 1 : 0;
+    const int j = tags[0] == r ? 0 : tags[1] == r ? 1 : (const int8_t *)bands[0] == keep ? 1 : 0;
 #else
     const int j = 0;
     (void)keep;
@@ -67,7 +106,7 @@ static const int8_t *mf_narrow_rows(const mf_conv2d_s8_gemm_params *p, const int
         tags[j] = r;
         mf_narrow_band(p, input, r, bw, bands[j]);
     }
-    return bands[j];
+    return (const int8_t *)bands[j];
 }
 
 /* 4 values of pixels A and B (int8 words va, vb) sign-extended into the pair buffer's group at
@@ -81,31 +120,16 @@ MF_INLINE void mf_narrow_group(uint32_t va, uint32_t vb, uint32_t *wide)
 }
 
 /* Where mf_narrow_widen reads a window (offsets from its first tap, band rows `width` bytes
- * apart; lower/fast_gemm.py narrow_order): each window row's whole words of its k_w * in_c
- * values, then the rows' last run % 4 values (one by one, packed into `tails`), so that a row of
- * 9 values (a 3x3 RGB window) costs 2 words and a quarter, not 3. One flat list per call: the
- * per-pixel loop has no row loop. */
+ * apart): each window row's whole words of its k_w * in_c values, then the rows' last run % 4
+ * values (one by one, packed into `tails`), so that a row of 9 values (a 3x3 RGB window) costs 2
+ * words and a quarter, not 3. One flat list per call, the same for every window, made at compile
+ * time (p->zrow: lower/fast_gemm.py narrow_reads, in narrow_order's order): the per-pixel loop
+ * has no row loop. */
 typedef struct {
-    int32_t words, bytes;            /* counts */
-    int32_t word[MF_NARROW_DEPTH / 4]; /* whole words' offsets */
-    int32_t byte[MF_NARROW_TAIL];    /* the rows' leftover values' offsets */
+    int32_t words, bytes;      /* counts */
+    const int32_t *word;       /* whole words' offsets */
+    const int32_t *byte;       /* the rows' leftover values' offsets */
 } mf_narrow_reads;
-
-/* A call's read list (the same for every window: band rows are `width` bytes apart). */
-static void mf_narrow_plan(const mf_conv2d_s8_gemm_params *p, int32_t width, mf_narrow_reads *r)
-{
-    const int32_t run = p->k_w * p->in_c, whole = run & ~3;
-    int32_t ky, g;
-    r->words = r->bytes = 0;
-    for (ky = 0; ky < p->k_h; ky++) {
-        for (g = 0; g < whole; g += 4) {
-            r->word[r->words++] = ky * width + g;
-        }
-        for (g = whole; g < run; g++) {
-            r->byte[r->bytes++] = ky * width + g;
-        }
-    }
-}
 
 /* Both pixels' windows (xa, xb: their first taps in their bands) sign-extended into the pair
  * buffer in mf_narrow_reads' order. */
@@ -137,59 +161,69 @@ static void mf_narrow_store(const int8_t *stage, const mf_conv2d_s8_gemm_params 
     }
 }
 
-/* The pixel after (row, col) in the run's order (step 1 or -1), rows of out_w pixels. */
-MF_INLINE void mf_narrow_next(int32_t out_w, int32_t step, int32_t *row, int32_t *col)
-{
-    *col += step;
-    if (*col == out_w || *col < 0) {
-        *col = step > 0 ? 0 : out_w - 1;
-        *row += step;
-    }
-}
-
 void mf_conv2d_s8_narrow(const mf_conv2d_s8_gemm_params *p, const int8_t *input, int8_t *output)
 {
     const int32_t total = p->batches * p->out_h * p->out_w, out_c = p->out_c, c = p->in_c;
     const int32_t step = p->reverse ? -1 : 1;
-    const int32_t bw = (p->out_w - 1) * p->stride_w + p->k_w, width = bw * c; /* a band row */
+    const int32_t bw = (p->out_w - 1) * p->stride_w + p->k_w; /* a band row's pixels */
     const int32_t whole = p->k_w * c & ~3, rest = p->k_w * c - whole;
     const int32_t filled = p->k_h * whole + ((p->k_h * rest + 3) & ~3); /* the values widened */
-    /* No clamp, whole blocks: the blocks store straight into the output; else through the stage */
+    /* in the run's order: from a pixel's first tap to the next's, a row's first pixel's */
+    const int32_t dx = step * p->stride_w * c, first = step > 0 ? 0 : (p->out_w - 1) * p->stride_w * c;
+    /* No clamp, whole blocks: the blocks store straight into the output; else through the stage.
+     * B's distance from A, when paired: */
     const int direct = !p->clamp && out_c % 4 == 0;
     uint32_t wide[MF_NARROW_DEPTH], stage[2][MF_PAIR_OUT_MAX / 4], tails[2][MF_NARROW_TAIL / 4];
-    int8_t bands[MF_NARROW_BANDS][MF_NARROW_BAND];
+    const int32_t delta = direct ? step * out_c : (int32_t)sizeof stage[0];
+    uint32_t bands[MF_NARROW_BANDS][MF_NARROW_BAND / 4];
     int32_t tags[2] = {-1, -1};
     mf_narrow_reads reads;
     mf_pair_ctx ctx;
     int32_t k, j, q = p->reverse ? total - 1 : 0;
-    int32_t row = q / p->out_w, col = q % p->out_w; /* pixel q's, over batches and rows */
+    int32_t row = q / p->out_w, left = 0; /* the next band's output row; pixels left in x's row */
+    const int8_t *band = NULL, *x = NULL; /* the current row's band, the next pixel's first tap */
     for (j = 0; rest != 0 && j < MF_NARROW_TAIL / 4; j++) { /* the bytes after the tails: zeros */
         tails[0][j] = tails[1][j] = 0;
     }
     for (j = filled; j < p->depth; j++) { /* the values after the window: zeros */
         wide[j] = 0;
     }
-    mf_narrow_plan(p, width, &reads);
+    reads.words = p->k_h * (whole / 4), reads.bytes = p->k_h * rest;
+    reads.word = p->zrow, reads.byte = p->zrow + reads.words;
     ctx.wide = wide;
     ctx.end = wide + p->depth;
     ctx.lshift = p->lshift;
     ctx.blocks = (out_c + 3) / 4;
     ctx.w = (const uint32_t *)(const void *)p->weights;
     ctx.qb = p->quant;
-    for (k = 0; k < total; k += 2, q += 2 * step) {
-        /* pixel q first, then its partner q + step (in the run's order); a lone last one is
-         * widened twice, B unused */
-        const int both = k + 1 < total;
-        const int8_t *ba = mf_narrow_rows(p, input, row, bw, bands, tags, NULL);
-        const int8_t *xa = ba + col * p->stride_w * c, *xb = xa;
-        mf_narrow_next(p->out_w, step, &row, &col);
+    ctx.sta = (int8_t *)stage[0];
+    ctx.delta = delta;
+    for (k = total; k > 0; k -= 2, q += 2 * step) { /* k: pixels left */
+        /* pixel q first, then its partner q + step (in the run's order; perhaps in the next
+         * row, whose band must then keep A's); a lone last one is widened twice, B unused */
+        const int both = k > 1;
+        const int8_t *xa, *xb;
+        if (left == 0) {
+            band = mf_narrow_rows(p, input, row, bw, bands, tags, band);
+            x = band + first, row += step, left = p->out_w;
+        }
+        xa = xb = x, left--;
+        x += left ? dx : 0;
         if (both) {
-            xb = mf_narrow_rows(p, input, row, bw, bands, tags, ba) + col * p->stride_w * c;
-            mf_narrow_next(p->out_w, step, &row, &col);
+            if (left == 0) {
+                band = mf_narrow_rows(p, input, row, bw, bands, tags, band);
+                x = band + first, row += step, left = p->out_w;
+            }
+            xb = x, left--;
+            x += left ? dx : 0;
         }
         mf_narrow_widen(&reads, xa, xb, tails, wide);
-        ctx.sta = direct ? output + q * out_c : (int8_t *)stage[0];
-        ctx.delta = !both ? 0 : direct ? step * out_c : (int32_t)sizeof stage[0];
+        if (!both) {
+            ctx.delta = 0;
+        }
+        if (direct) {
+            ctx.sta = output + q * out_c;
+        }
         mf_pair_blocks(&ctx);
         for (j = 0; !direct && j < 1 + both; j++) { /* the staged pixels clamped to the output */
             mf_narrow_store((const int8_t *)stage[j], p, output + (q + j * step) * out_c);

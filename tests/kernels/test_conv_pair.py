@@ -96,6 +96,44 @@ def test_pair_conv_matches_tflm_under_qemu_m7_in_its_buffer_layout(tmp_path, alw
     assert not failures, "\n".join(failures)
 
 
+def pointwise_runs(count: int):
+    """The scenarios of pointwise calls (1x1, stride 1, no padding): all a build of MF_PAIR_WINDOWS 0 has."""
+    calls, runs = prepared(count)
+    runs = [r for r in runs if fast_gemm.pair_sizes(r.call.params)["MF_PAIR_WINDOWS"] == 0]
+    assert runs and any(r.call.params.get(r.call.reverse_key or "", 0) == 1 for r in runs)
+    assert {r.call.kernel for r in runs} > {KERNEL}  # fused variants too
+    return runs
+
+
+def test_pair_conv_matches_tflm_on_host_without_window_readers(tmp_path, always_fuse):
+    """MF_PAIR_WINDOWS 0 (a build whose paired convs are all pointwise): the loop reads each pixel's
+    run itself, mf_pair_read and the window code compiled out."""
+    failures = placements.run(pointwise_runs(16), tmp_path, defines={"MF_PAIR_WINDOWS": 0})
+    assert not failures, "\n".join(failures)
+
+
+@on_qemu
+def test_pair_conv_matches_tflm_under_qemu_without_window_readers(tmp_path, always_fuse):
+    """The same on the M4 and M7 assembly loops."""
+    runs = pointwise_runs(16)
+    for board in ("qemu-mps2-an386", "qemu-mps2-an500"):
+        failures = placements.run(runs, tmp_path / board, board, defines={"MF_PAIR_WINDOWS": 0})
+        assert not failures, "\n".join(failures)
+
+
+def test_a_build_compiles_the_window_readers_only_when_a_paired_conv_has_windows(tmp_path):
+    """mf_config.h: MF_PAIR_WINDOWS 0 when every paired conv is pointwise, 1 when one has a window."""
+    from microfuse.pipeline import build
+
+    rng = np.random.default_rng(SEED)
+    graphs = [pair_graph(rng, i) for i in range(8)]
+    for name, picked, windows in (("pointwise", graphs[0:8:2], 0), ("mixed", graphs, 1)):
+        compiled = build(merge(picked, name), tmp_path / name)
+        calls = [c for c in compiled.calls if c.kernel.startswith(KERNEL)]
+        assert calls and any(fast_gemm.pair_sizes(c.params)["MF_PAIR_WINDOWS"] for c in calls) == windows
+        assert f"#define MF_PAIR_WINDOWS {windows}\n" in (tmp_path / name / "mf_config.h").read_text()
+
+
 def test_an_m7_build_asks_for_wide_loads_and_an_m4_build_does_not(tmp_path):
     """lower/tuning.py: the board's core picks the macros in mf_config.h."""
     from microfuse.pipeline import Options, build
