@@ -52,17 +52,19 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
     int32_t g4 = (int32_t)(uintptr_t)base, x = (int32_t)(uintptr_t)held, r = (int32_t)(uintptr_t)off_b;
     int32_t wl, wo;
     (void)lshift; /* folded into the weights' block (MF_W16) */
-#define MF_DWQ_TAP(t, wb)                             \
+#define MF_DWQ_TAP(t, wb) MF_DWQ_TAP_(t, wb, a0, a1, a2, a3)
+    /* (b0 - b3: A's addends, a4 - a7 for its first tap: the biases wait there) */
+#define MF_DWQ_TAP_(t, wb, b0, b1, b2, b3)            \
     "ldr %[r], [sp, #(8 * " #t ")]\n\t"                \
     "ldr %[x], [%[r], %[g4]]\n\t"                      \
     "ldr %[wl], [%[w], #(20 + 8 * " #t ")]\n\t"        \
     "ldr %[wo], [%[w], #(24 + 8 * " #t ")]" wb "\n\t"  \
     "sxtb16 %[r], %[x], ror #8\n\t"                    \
     "sxtb16 %[x], %[x]\n\t"                            \
-    "smlabb %[a0], %[x], %[wl], %[a0]\n\t"             \
-    "smlatt %[a2], %[x], %[wl], %[a2]\n\t"             \
-    "smlabb %[a1], %[r], %[wo], %[a1]\n\t"             \
-    "smlatt %[a3], %[r], %[wo], %[a3]\n\t"             \
+    "smlabb %[a0], %[x], %[wl], %[" #b0 "]\n\t"        \
+    "smlatt %[a2], %[x], %[wl], %[" #b2 "]\n\t"        \
+    "smlabb %[a1], %[r], %[wo], %[" #b1 "]\n\t"        \
+    "smlatt %[a3], %[r], %[wo], %[" #b3 "]\n\t"        \
     "ldr %[r], [sp, #(8 * " #t " + 4)]\n\t"            \
     "ldr %[x], [%[r], %[g4]]\n\t"                      \
     "sxtb16 %[r], %[x], ror #8\n\t"                    \
@@ -90,17 +92,19 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
     "smlatt %[a7], %[r], %[wo], %[a7]\n\t"
     /* B two columns right of A (stride 2): B's word first, then A's, so that x and r end on A's
      * halves, which are B's two taps on (MF_DWQ_TAPR) */
-#define MF_DWQ_TAPBA(t)                               \
+#define MF_DWQ_TAPBA(t) MF_DWQ_TAPBA_(t, a4, a5, a6, a7)
+    /* (b4 - b7: B's addends, a0 - a3 for the first tap: the biases wait there) */
+#define MF_DWQ_TAPBA_(t, b4, b5, b6, b7)              \
     "ldr %[r], [sp, #(8 * " #t " + 4)]\n\t"            \
     "ldr %[x], [%[r], %[g4]]\n\t"                      \
     "ldr %[wl], [%[w], #(20 + 8 * " #t ")]\n\t"        \
     "ldr %[wo], [%[w], #(24 + 8 * " #t ")]\n\t"        \
     "sxtb16 %[r], %[x], ror #8\n\t"                    \
     "sxtb16 %[x], %[x]\n\t"                            \
-    "smlabb %[a4], %[x], %[wl], %[a4]\n\t"             \
-    "smlatt %[a6], %[x], %[wl], %[a6]\n\t"             \
-    "smlabb %[a5], %[r], %[wo], %[a5]\n\t"             \
-    "smlatt %[a7], %[r], %[wo], %[a7]\n\t"             \
+    "smlabb %[a4], %[x], %[wl], %[" #b4 "]\n\t"        \
+    "smlatt %[a6], %[x], %[wl], %[" #b6 "]\n\t"        \
+    "smlabb %[a5], %[r], %[wo], %[" #b5 "]\n\t"        \
+    "smlatt %[a7], %[r], %[wo], %[" #b7 "]\n\t"        \
     "ldr %[r], [sp, #(8 * " #t ")]\n\t"                \
     "ldr %[x], [%[r], %[g4]]\n\t"                      \
     "sxtb16 %[r], %[x], ror #8\n\t"                    \
@@ -143,19 +147,16 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
     "bfi %[" #p0 "], %[" #p1 "], #8, #8\n\t"                \
     "bfi %[" #p0 "], %[" #p2 "], #16, #8\n\t"               \
     "bfi %[" #p0 "], %[" #p3 "], #24, #8\n\t"
-    /* a pair's group loop (label n), its taps `taps` */
-#define MF_DWQ_GROUP(n, taps) \
+    /* a pair's group loop (label n), its taps `taps`, the biases into b0 - b3 (the registers
+     * of the pixel whose products come second in the first tap: their addends there) */
+#define MF_DWQ_GROUP(n, b0, b1, b2, b3, taps) \
         #n ":\n\t" /* group: w 4 bytes before its block of weights, which starts with the biases   \
-                     * (shifted); eight single loads back to back (1 cycle each behind the first,  \
-                     * the first tap's offset load too) beat two LDRDs and four moves */           \
-        "ldr %[a0], [%[w], #4]\n\t"                                                                \
-        "ldr %[a1], [%[w], #8]\n\t"                                                                \
-        "ldr %[a2], [%[w], #12]\n\t"                                                               \
-        "ldr %[a3], [%[w], #16]\n\t"                                                               \
-        "ldr %[a4], [%[w], #4]\n\t"                                                                \
-        "ldr %[a5], [%[w], #8]\n\t"                                                                \
-        "ldr %[a6], [%[w], #12]\n\t"                                                               \
-        "ldr %[a7], [%[w], #16]\n\t"                                                               \
+                     * (shifted); four single loads back to back (1 cycle each behind the first,   \
+                     * the first tap's offset load too) */                                         \
+        "ldr %[" #b0 "], [%[w], #4]\n\t"                                                           \
+        "ldr %[" #b1 "], [%[w], #8]\n\t"                                                           \
+        "ldr %[" #b2 "], [%[w], #12]\n\t"                                                          \
+        "ldr %[" #b3 "], [%[w], #16]\n\t"                                                          \
         taps /* (the last one moves w onto 4 bytes before the next group's block) */               \
         "ldr %[x], [sp, #76]\n\t"                                                                  \
         "str %[w], [sp, #132]\n\t" /* behind a load: 1 cycle */                                    \
@@ -173,16 +174,16 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
         "cmp %[g4], %[r]\n\t"                                                                      \
         "bne " #n "b\n\t"
 #define MF_DWQ_TAPS_ANY                                                                      \
-    MF_DWQ_TAP(0, "") MF_DWQ_TAP(1, "") MF_DWQ_TAP(2, "") MF_DWQ_TAP(3, "") MF_DWQ_TAP(4, "")  \
+    MF_DWQ_TAP_(0, "", a4, a5, a6, a7) MF_DWQ_TAP(1, "") MF_DWQ_TAP(2, "") MF_DWQ_TAP(3, "") MF_DWQ_TAP(4, "")  \
     MF_DWQ_TAP(5, "") MF_DWQ_TAP(6, "") MF_DWQ_TAP(7, "") MF_DWQ_TAP(8, "!")
     /* B the pixel to the right of A: a row's first tap loads A's word, its others take B's */
 #define MF_DWQ_TAPS_ADJ                                                                        \
-    MF_DWQ_TAP(0, "") MF_DWQ_TAPB(1, "") MF_DWQ_TAPB(2, "") MF_DWQ_TAP(3, "") MF_DWQ_TAPB(4, "") \
+    MF_DWQ_TAP_(0, "", a4, a5, a6, a7) MF_DWQ_TAPB(1, "") MF_DWQ_TAPB(2, "") MF_DWQ_TAP(3, "") MF_DWQ_TAPB(4, "") \
     MF_DWQ_TAPB(5, "") MF_DWQ_TAP(6, "") MF_DWQ_TAPB(7, "") MF_DWQ_TAPB(8, "!")
     /* B two columns right of A: a row's third tap (B first), its first (B's word A's of the
      * third), its second; then w onto 4 bytes before the next group's block */
 #define MF_DWQ_TAPS_STEP2                                                      \
-    MF_DWQ_TAPBA(2) MF_DWQ_TAPR(0) MF_DWQ_TAP(1, "") MF_DWQ_TAPBA(5) MF_DWQ_TAPR(3) \
+    MF_DWQ_TAPBA_(2, a0, a1, a2, a3) MF_DWQ_TAPR(0) MF_DWQ_TAP(1, "") MF_DWQ_TAPBA(5) MF_DWQ_TAPR(3) \
     MF_DWQ_TAP(4, "") MF_DWQ_TAPBA(8) MF_DWQ_TAPR(6) MF_DWQ_TAP(7, "")          \
     "add %[w], %[w], #(16 + 8 * 9)\n\t"
     __asm__ volatile(
@@ -248,19 +249,19 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
 #endif
 #endif
 #if MF_DW_SPREAD
-        MF_DWQ_GROUP(20, MF_DWQ_TAPS_ANY)
+        MF_DWQ_GROUP(20, a4, a5, a6, a7, MF_DWQ_TAPS_ANY)
 #if MF_DW_ADJ || MF_DW_STEP2
         "b 29f\n\t"
 #endif
 #endif
 #if MF_DW_ADJ
-        MF_DWQ_GROUP(40, MF_DWQ_TAPS_ADJ)
+        MF_DWQ_GROUP(40, a4, a5, a6, a7, MF_DWQ_TAPS_ADJ)
 #if MF_DW_STEP2
         "b 29f\n\t"
 #endif
 #endif
 #if MF_DW_STEP2
-        MF_DWQ_GROUP(50, MF_DWQ_TAPS_STEP2)
+        MF_DWQ_GROUP(50, a0, a1, a2, a3, MF_DWQ_TAPS_STEP2)
 #endif
         "29:\n\t"
         /* the pair's end: B's words out (if held), then the next pair of the run, or out */
@@ -297,6 +298,8 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
         :
         : "cc", "memory");
 #undef MF_DWQ_TAP
+#undef MF_DWQ_TAP_
+#undef MF_DWQ_TAPBA_
 #undef MF_DWQ_TAPB
 #undef MF_DWQ_GROUP
 #undef MF_DWQ_TAPS_ANY

@@ -50,6 +50,10 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
 #define MF_DWQD_MAC(lo, hi, x, w)                              \
     "smlabb %[" #lo "], %[" #x "], %[" #w "], %[" #lo "]\n\t" \
     "smlatt %[" #hi "], %[" #x "], %[" #w "], %[" #hi "]\n\t"
+    /* the same for lo and hi's first products: a6 and a7 hold the biases until their own */
+#define MF_DWQD_MAC0(lo, hi, x, w)                            \
+    "smlabb %[" #lo "], %[" #x "], %[" #w "], %[a6]\n\t"     \
+    "smlatt %[" #hi "], %[" #x "], %[" #w "], %[a7]\n\t"
     /* two columns' words of row r (from the frame's offsets), split by `sx` */
 #define MF_DWQD_COLS(r, k, sx)                            \
     "ldr %[e], [sp, #(24 * " #r " + 4 * " #k ")]\n\t"     \
@@ -59,18 +63,19 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
     "sxtb16 %[e], %[e]" sx "\n\t"                         \
     "sxtb16 %[f], %[f]" sx "\n\t"
     /* window row r: its three weight words (w0 w1 w2: taps 3 r .. 3 r + 2, the pass's lane words
-     * o bytes into each tap's pair), columns 0 - 5; e the group's block (reload: from the frame) */
-#define MF_DWQD_ROW(r, sx, o, reload)                                  \
+     * o bytes into each tap's pair), columns 0 - 5; e the group's block (reload: from the frame);
+     * first: the MAC of a0 - a5's first products (row 0: MF_DWQD_MAC0, from the biases) */
+#define MF_DWQD_ROW(r, sx, o, reload, first)                           \
     reload                                                             \
     "ldr %[w0], [%[e], #(16 + 24 * " #r " + " #o ")]\n\t"              \
     "ldr %[w1], [%[e], #(24 + 24 * " #r " + " #o ")]\n\t"              \
     "ldr %[w2], [%[e], #(32 + 24 * " #r " + " #o ")]\n\t"              \
     MF_DWQD_COLS(r, 0, sx)                                 \
-    MF_DWQD_MAC(a0, a1, e, w0)                             \
-    MF_DWQD_MAC(a0, a1, f, w1) MF_DWQD_MAC(a2, a3, f, w0)  \
+    first(a0, a1, e, w0)                                   \
+    MF_DWQD_MAC(a0, a1, f, w1) first(a2, a3, f, w0)        \
     MF_DWQD_COLS(r, 2, sx)                                 \
     MF_DWQD_MAC(a0, a1, e, w2) MF_DWQD_MAC(a2, a3, e, w1)  \
-    MF_DWQD_MAC(a4, a5, e, w0)                             \
+    first(a4, a5, e, w0)                                   \
     MF_DWQD_MAC(a2, a3, f, w2) MF_DWQD_MAC(a4, a5, f, w1)  \
     MF_DWQD_MAC(a6, a7, f, w0)                             \
     MF_DWQD_COLS(r, 4, sx)                                 \
@@ -83,20 +88,16 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
     "asr %[" #p "], %[" #p "], %[w2]\n\t"              \
     "ssat %[" #p "], #8, %[" #p "]\n\t"
     /* a pass over the group's channels o / 4 and o / 4 + 2 (o 0 the even pass, 4 the odd): the
-     * biases, the rows, the requantization (the table block's entries o bytes in) */
+     * biases (into a6 and a7, the addends of every pixel's first products: two loads, not
+     * eight), the rows, the requantization (the table block's entries o bytes in) */
 #define MF_DWQD_RELOAD "ldr %[e], [sp, #72]\n\t"
 #define MF_DWQD_PASS(sx, o)                                                       \
     "ldr %[e], [sp, #72]\n\t"                                                     \
-    "ldr %[a0], [%[e], #" #o "]\n\t"                                              \
-    "ldr %[a1], [%[e], #(8 + " #o ")]\n\t"                                        \
-    "ldr %[a2], [%[e], #" #o "]\n\t"                                              \
-    "ldr %[a3], [%[e], #(8 + " #o ")]\n\t"                                        \
-    "ldr %[a4], [%[e], #" #o "]\n\t"                                              \
-    "ldr %[a5], [%[e], #(8 + " #o ")]\n\t"                                        \
     "ldr %[a6], [%[e], #" #o "]\n\t"                                              \
     "ldr %[a7], [%[e], #(8 + " #o ")]\n\t"                                        \
-    MF_DWQD_ROW(0, sx, o, "") MF_DWQD_ROW(1, sx, o, MF_DWQD_RELOAD)               \
-    MF_DWQD_ROW(2, sx, o, MF_DWQD_RELOAD)                                         \
+    MF_DWQD_ROW(0, sx, o, "", MF_DWQD_MAC0)                                       \
+    MF_DWQD_ROW(1, sx, o, MF_DWQD_RELOAD, MF_DWQD_MAC)                            \
+    MF_DWQD_ROW(2, sx, o, MF_DWQD_RELOAD, MF_DWQD_MAC)                            \
     "ldr %[e], [sp, #76]\n\t"                                                     \
     "ldr %[w0], [%[e], #(16 + " #o ")]\n\t"                                       \
     "ldr %[w1], [%[e], #(32 + " #o ")]\n\t"                                       \
@@ -205,6 +206,7 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
         :
         : "cc", "memory");
 #undef MF_DWQD_MAC
+#undef MF_DWQD_MAC0
 #undef MF_DWQD_COLS
 #undef MF_DWQD_ROW
 #undef MF_DWQD_Q
