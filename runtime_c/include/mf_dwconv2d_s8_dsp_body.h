@@ -13,7 +13,8 @@
  * clamp) the groups store straight into the output, a row's interior pixels in one call (a run),
  * and a 3x3 window's pixels two at a time (mf_dw_pairs.h: a run's by offsets, other neighbours by
  * addresses), or with stride 1 four at a time where no store can reach an unread word
- * (mf_dw_quads.h: a run's by offsets, a border pixel and the three after it by addresses);
+ * (mf_dw_quads.h: a run's by offsets, a border pixel and the three after it, or a row's last
+ * four, by addresses);
  * otherwise a stage of up to MF_STAGE_MAX channels at a time is finished by mf_fast_finish
  * (mf_finish.h).
  *
@@ -368,12 +369,11 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                 const intptr_t *taps_at = inner;
                 const int8_t *base = NULL;
                 intptr_t *const list = held != NULL ? tap_b : tap;
-                if (rows_in && x0 >= 0 && x0 + span_w < p->in_w) {
-                    base = rows[0] + x0 * c;
-                }
+                const int inside = rows_in && x0 >= 0 && x0 + span_w < p->in_w;
 #if MF_DW_QUADS && !MF_MVE
-                else if (quads && held == NULL && xx + 4 <= out_w) {
-                    /* a border pixel and the next three: by addresses, from the leftmost one */
+                if (quads && held == NULL && (inside ? out_w - xx == 4 : xx + 4 <= out_w)) {
+                    /* a border pixel and the next three, or the row's last four: by addresses,
+                     * from the leftmost one */
                     const int32_t xl = reverse ? ox - 3 : ox;
                     for (ky = 0; ky < 3; ky++) {
                         const int8_t *row = rows[ky];
@@ -388,7 +388,9 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                     continue;
                 }
 #endif
-                else {
+                if (inside) {
+                    base = rows[0] + x0 * c;
+                } else {
                     /* in_w a local: the list's stores could alias p's fields, which the loop
                      * would reload per tap; ix < 0 wraps above in_w, one unsigned compare */
                     intptr_t *tp = list;
@@ -427,6 +429,12 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                         base += (run & ~3) * step;
                         dst += (run & ~3) * dst_step;
                         rest = run & 3;
+                    }
+                    if (quads && out_w - (xx + run - rest) == 4) {
+                        /* the run's rest and the border pixels after it: one quad by addresses
+                         * (the next turn), not a pair and one or two more */
+                        xx += run - rest - 1;
+                        continue;
                     }
 #endif
                     left = paired ? rest % 2 : rest;

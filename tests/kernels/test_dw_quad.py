@@ -38,6 +38,7 @@ DW = [
     (1, 3, 8, 132, 1, 1, "SAME"),   # past it: pairs only when B may store straight out
     (1, 3, 6, 256, 1, 1, "VALID"),
     (1, 6, 12, 16, 1, 1, "SAME"),   # VWW's rows
+    (1, 3, 16, 8, 1, 1, "SAME"),    # a run's last three and the border pixel: one quad by addresses
 ]
 # stride 2 along the rows (mf_dw_pairs' MF_DW_STEP2 loop): (batches, h, w, channels, stride_h,
 # dilation_h, padding)
