@@ -374,12 +374,29 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                 if (quads && held == NULL && (inside ? out_w - xx == 4 : xx + 4 <= out_w)) {
                     /* a border pixel and the next three, or the row's last four: by addresses,
                      * from the leftmost one */
-                    const int32_t xl = reverse ? ox - 3 : ox;
+                    /* its six columns from ix0; [k_lo, k_hi) inside the image */
+                    const int32_t ix0 = (reverse ? ox - 3 : ox) - p->pad_w;
+                    const int32_t k_lo = ix0 < 0 ? -ix0 : 0, k_hi = MF_MIN(6, p->in_w - ix0);
                     for (ky = 0; ky < 3; ky++) {
-                        const int8_t *row = rows[ky];
-                        int32_t ix = xl - p->pad_w;
-                        for (kx = 0; kx < 6; kx++, ix++) {
-                            cols_at[6 * ky + kx] = row != NULL && (uint32_t)ix < in_w ? (intptr_t)(row + ix * c) : zrow;
+                        intptr_t *const col = cols_at + 6 * ky;
+                        if (rows[ky] == NULL) { /* a row outside the image: all six at zrow */
+                            for (kx = 0; kx < 6; kx++) {
+                                col[kx] = zrow;
+                            }
+                            continue;
+                        }
+                        const intptr_t at = (intptr_t)(rows[ky] + ix0 * c);
+                        col[0] = at; /* (unrolled: an add and a store each) */
+                        col[1] = at + c;
+                        col[2] = at + 2 * c;
+                        col[3] = at + 3 * c;
+                        col[4] = at + 4 * c;
+                        col[5] = at + 5 * c;
+                        for (kx = 0; kx < k_lo; kx++) {
+                            col[kx] = zrow;
+                        }
+                        for (kx = k_hi; kx < 6; kx++) {
+                            col[kx] = zrow;
                         }
                     }
                     mf_dw_quads(cols_at, NULL, 1, dir, weights, p->quant, groups, lshift, output + pix * out_stride,
