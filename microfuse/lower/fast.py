@@ -384,10 +384,12 @@ def dw_fits(op: Op, level: str) -> bool:
 
 def dw_sizes(params: dict) -> dict[str, int]:
     """The code a build's depthwise calls need (mf_dwconv2d_s8_dsp_body.h), stored straight out (no
-    clamp): a 3x3 window, stride and dilation 1 along the row, pairs neighbours (MF_DW_ADJ), and
-    four at a time (MF_DW_QUADS, mf_dw_quads.h) where its rows hold a run of four interior pixels
-    or more; stride 2, pixels two columns apart (MF_DW_STEP2); any other pairs (MF_DW_SPREAD). A build leaves out what none of its calls needs (KWS:
-    five-wide rows, stride 1, so neither the quads nor the other pairs)."""
+    clamp): a 3x3 window, stride and dilation 1 along the row, four at a time (MF_DW_QUADS,
+    mf_dw_quads.h) where its rows hold four pixels or more, and pairs of neighbours (MF_DW_ADJ)
+    where some are left over two or three at a time; stride 2, pixels two columns apart
+    (MF_DW_STEP2); any other pairs (MF_DW_SPREAD). A build leaves out what none of its calls needs
+    (KWS: five-wide rows, stride 1, a quad and a single pixel a row: neither the pairs nor the
+    other loops)."""
     p = params
     if p["clamp"]:
         return {"MF_DW_SPREAD": 0}
@@ -395,8 +397,12 @@ def dw_sizes(params: dict) -> dict[str, int]:
         return {"MF_DW_SPREAD": 0, "MF_DW_STEP2": 1}
     if (p["k_h"], p["k_w"], p["stride_w"], p["dilation_w"]) != (3, 3, 1, 1):
         return {"MF_DW_SPREAD": 1}
-    x_lo, x_hi = p["pad_w"], min(p["in_w"] - 3 + p["pad_w"] + 1, p["out_w"])  # mf_dwconv2d_s8_dsp_loop's
-    return {"MF_DW_SPREAD": 0, "MF_DW_ADJ": 1, **({"MF_DW_QUADS": 1} if x_hi - x_lo >= 4 else {})}
+    if p["out_w"] < 4:
+        return {"MF_DW_SPREAD": 0, "MF_DW_ADJ": 1}
+    # a row's first four by addresses, its run of interior pixels four at a time, its last four by
+    # addresses (mf_dwconv2d_s8_dsp_loop): with padding 0 or 1 only a rest of 2 or 3 pairs
+    pairs = p["pad_w"] > 1 or p["out_w"] % 4 >= 2
+    return {"MF_DW_SPREAD": 0, "MF_DW_QUADS": 1, **({"MF_DW_ADJ": 1} if pairs else {})}
 
 
 def dw_words(taps: np.ndarray) -> np.ndarray:

@@ -27,7 +27,7 @@ SEED = 23
 # (batches, h, w, channels, stride_h, dilation_h, padding)
 DW = [
     (1, 5, 4, 4, 1, 1, "SAME"),     # two pairs by addresses a row
-    (1, 6, 5, 64, 1, 1, "SAME"),    # KWS's rows: two pairs and a single
+    (1, 6, 5, 64, 1, 1, "SAME"),    # KWS's rows: a quad and a single pixel
     (1, 4, 6, 8, 1, 1, "VALID"),    # a run of interior pixels
     (2, 5, 9, 12, 1, 1, "SAME"),    # two images
     (1, 7, 7, 20, 2, 1, "SAME"),    # vertical stride 2
@@ -85,10 +85,12 @@ def sizes(runs) -> dict[str, int]:
     return found
 
 
-# the code a build compiles: its own (quads), the pairs of neighbours only, both pair loops (a
-# build with other pairs too: each pair takes one at run time), the other pairs' loop only (no
+# the code a build compiles: its own (quads), the quads without pairs (KWS's build: a row's two
+# or three left over go one at a time), the pairs of neighbours only, both pair loops (a build
+# with other pairs too: each pair takes one at run time), the other pairs' loop only (no
 # dw_sizes macros: every pair by it)
-BUILDS = {"quads": None, "adjacent": {"MF_DW_ADJ": 1, "MF_DW_SPREAD": 0},
+BUILDS = {"quads": None, "quads_alone": {"MF_DW_QUADS": 1, "MF_DW_SPREAD": 0},
+          "adjacent": {"MF_DW_ADJ": 1, "MF_DW_SPREAD": 0},
           "both": {"MF_DW_ADJ": 1, "MF_DW_SPREAD": 1}, "spread": {}}
 
 
@@ -112,7 +114,7 @@ def test_3x3_stride1_paths_match_tflm_under_qemu_m4(tmp_path, build):
 
 
 @on_qemu
-@pytest.mark.parametrize("build", ["quads", "both"])
+@pytest.mark.parametrize("build", ["quads", "quads_alone", "both"])
 def test_3x3_stride1_paths_match_tflm_under_qemu_m7(tmp_path, build):
     """The same assembly built for the Cortex-M7 (mps2-an500)."""
     runs = prepared()
@@ -148,16 +150,21 @@ def test_3x3_stride2_pairs_match_tflm_under_qemu(tmp_path, build, board):
     assert not failures, "\n".join(failures)
 
 
-def test_quads_only_in_builds_with_four_interior_pixels_a_row():
-    """KWS's rows (five wide, three interior pixels) leave MF_DW_QUADS out; VWW's 48 and 6 wide
-    rows, and VALID rows of four, set it; stride 2 its own pairs' loop, stride 3 and dilation the
-    other pairs' one, an epilogue's clamp no pairs at all."""
+def test_quads_in_builds_with_four_pixels_a_row_pairs_where_two_or_three_are_left():
+    """Rows of four pixels or more set MF_DW_QUADS; the pairs of neighbours (MF_DW_ADJ) only where
+    a row leaves two or three (padding 0 or 1: its width modulo 4; any wider padding: always):
+    KWS's five-wide rows a quad and a single pixel, no pairs; VWW's 48-wide rows none, its 6-wide
+    ones a pair; stride 2 its own pairs' loop, stride 3 and dilation the other pairs' one, an
+    epilogue's clamp no pairs at all."""
     base = dict(k_h=3, k_w=3, stride_w=1, dilation_w=1, clamp=0)
     adj = {"MF_DW_ADJ": 1, "MF_DW_SPREAD": 0}
-    assert fast.dw_sizes(dict(base, in_w=5, out_w=5, pad_w=1)) == adj
+    quads = {"MF_DW_QUADS": 1, "MF_DW_SPREAD": 0}
+    assert fast.dw_sizes(dict(base, in_w=5, out_w=5, pad_w=1)) == quads
     assert fast.dw_sizes(dict(base, in_w=6, out_w=6, pad_w=1)) == dict(adj, MF_DW_QUADS=1)
-    assert fast.dw_sizes(dict(base, in_w=48, out_w=48, pad_w=1)) == dict(adj, MF_DW_QUADS=1)
-    assert fast.dw_sizes(dict(base, in_w=6, out_w=4, pad_w=0)) == dict(adj, MF_DW_QUADS=1)
+    assert fast.dw_sizes(dict(base, in_w=7, out_w=7, pad_w=1)) == dict(adj, MF_DW_QUADS=1)
+    assert fast.dw_sizes(dict(base, in_w=48, out_w=48, pad_w=1)) == quads
+    assert fast.dw_sizes(dict(base, in_w=6, out_w=4, pad_w=0)) == quads
+    assert fast.dw_sizes(dict(base, in_w=7, out_w=9, pad_w=2)) == dict(adj, MF_DW_QUADS=1)
     assert fast.dw_sizes(dict(base, in_w=5, out_w=3, pad_w=0)) == adj
     assert fast.dw_sizes(dict(base, in_w=48, out_w=24, pad_w=0, stride_w=2)) == {"MF_DW_SPREAD": 0,
                                                                                  "MF_DW_STEP2": 1}
