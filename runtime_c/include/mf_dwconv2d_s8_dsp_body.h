@@ -343,7 +343,7 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
         }
     }
 #if MF_DW_QUADS && !MF_MVE
-    if (quads) {
+    if (quads && x_hi - x_lo >= 4) { /* rows with runs of four interior pixels (not KWS's) */
         for (ky = 0; ky < 3; ky++) {
             for (kx = 0; kx < 6; kx++) {
                 cols[6 * ky + kx] = inner[3 * ky] + kx * c;
