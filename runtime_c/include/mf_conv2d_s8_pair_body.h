@@ -8,12 +8,13 @@
  * even and odd int16 pairs, then pixel B's; in lockstep when their runs match, mf_gemm_segments,
  * else each window into its half), and then computes four channels of both pixels in one pass
  * per block (8 accumulators): per two window values (an even or odd half of four) 2 buffer loads
- * and 2 weight words, each holding two channels' bytes (lower/fast_gemm.py pair_weights: SXTB16
- * and SXTB16 ROR 8 give their int16 pairs), 8 SMLAD: 4 loads, 4 SXTB16, 8 SMLAD per 16 MACs, a
- * weight word serving both pixels. A call's odd last pixel runs alone through the same buffer
+ * and 2 weight words, each two channels' weights mixed in int16 lanes, 256 w' + w (lower/fast_gemm.py
+ * pair_weights): SXTB16 gives w's int16 pair, and the word as it is accumulates 256 times the odd
+ * channel's sum plus the even one's, taken apart once a block: 4 loads, 2 SXTB16, 8 SMLAD per 16
+ * MACs, a weight word serving both pixels. A call's odd last pixel runs alone through the same buffer
  * and block loop (its own chunk loop, 8 MACs per 3 loads). Windows up to MF_PAIR_WIDE values (the
- * lowering's bound). The params and channel table are mf_conv2d_s8_gemm's, the weights the pair
- * layout's on every core (the Helium lowering skips this kernel; an Arm core without DSP runs
+ * lowering's bound). The params and channel table are mf_conv2d_s8_gemm's (but the odd channels'
+ * biases, mixed as their weights: lower/fast_gemm.py pair_quant), the weights the pair layout's on every core (the Helium lowering skips this kernel; an Arm core without DSP runs
  * the portable loop).
  *
  * Access order (the planner's unstaged pixel units): both windows are read (into the buffer)
@@ -68,22 +69,22 @@ typedef struct {
 
 #if MF_ASM_LOOPS
 /* Two of four values of both pixels (lxy: their buffer words, the even or odd halves, into x
- * and y) and the four channels (weight words lw, lr: channels 0-1, 2-3): 4 loads (3 with an
- * LDRD), 4 SXTB16, 8 SMLAD. */
-#define MF_PAIR_HALF(lxy, lw, lr)                                                               \
-    lxy "\n\t" lw "\n\t"                                                                          \
-    "sxtb16 %[u], %[t], ror #8\n\t"                                                             \
+ * and y) and the four channels (mixed weight words lt, lu: channels 0-1 into t, 2-3 into u, all
+ * four loads in a row, so that three pipeline): each word first multiplies as it is into its odd
+ * channel's mixed accumulator (a1 b1, a3 b3), then SXTB16 in place gives its even channel's int16
+ * pair: 4 loads (3 with an LDRD), 2 SXTB16, 8 SMLAD. */
+#define MF_PAIR_HALF(lxy, lt, lu)                                                               \
+    lxy "\n\t" lt "\n\t" lu "\n\t"                                                              \
+    "smlad %[a1], %[x], %[t], %[a1]\n\t"                                                        \
+    "smlad %[b1], %[y], %[t], %[b1]\n\t"                                                        \
     "sxtb16 %[t], %[t]\n\t"                                                                     \
     "smlad %[a0], %[x], %[t], %[a0]\n\t"                                                        \
     "smlad %[b0], %[y], %[t], %[b0]\n\t"                                                        \
-    "smlad %[a1], %[x], %[u], %[a1]\n\t"                                                        \
-    "smlad %[b1], %[y], %[u], %[b1]\n\t" lr "\n\t"                                              \
-    "sxtb16 %[u], %[t], ror #8\n\t"                                                             \
-    "sxtb16 %[t], %[t]\n\t"                                                                     \
-    "smlad %[a2], %[x], %[t], %[a2]\n\t"                                                        \
-    "smlad %[b2], %[y], %[t], %[b2]\n\t"                                                        \
     "smlad %[a3], %[x], %[u], %[a3]\n\t"                                                        \
-    "smlad %[b3], %[y], %[u], %[b3]\n\t"
+    "smlad %[b3], %[y], %[u], %[b3]\n\t"                                                        \
+    "sxtb16 %[u], %[u]\n\t"                                                                     \
+    "smlad %[a2], %[x], %[u], %[a2]\n\t"                                                        \
+    "smlad %[b2], %[y], %[u], %[b2]\n\t"
 /* One chunk of 8 values (64 MACs): the buffer's 32 bytes (4 words per 4 values), the weights'
  * 32 (per 4 values: even channels 0-1, 2-3, odd 0-1, 2-3); both pointers post-incremented by the
  * first loads. */
@@ -94,33 +95,29 @@ typedef struct {
 #endif
 #define MF_PAIR_CHUNK                                                                           \
     MF_PAIR_HALF(MF_PAIR_XY("[%[p]], #32", MF_PAIR_AT(0, 1, 0)), "ldr %[t], [%[w]], #32",       \
-                 "ldr %[t], [%[w], #-28]")                                                      \
+                 "ldr %[u], [%[w], #-28]")                                                      \
     MF_PAIR_HALF(MF_PAIR_XY(MF_PAIR_AT(0, 0, 1), MF_PAIR_AT(0, 1, 1)), "ldr %[t], [%[w], #-24]", \
-                 "ldr %[t], [%[w], #-20]")                                                      \
+                 "ldr %[u], [%[w], #-20]")                                                      \
     MF_PAIR_HALF(MF_PAIR_XY(MF_PAIR_AT(1, 0, 0), MF_PAIR_AT(1, 1, 0)), "ldr %[t], [%[w], #-16]", \
-                 "ldr %[t], [%[w], #-12]")                                                      \
+                 "ldr %[u], [%[w], #-12]")                                                      \
     MF_PAIR_HALF(MF_PAIR_XY(MF_PAIR_AT(1, 0, 1), MF_PAIR_AT(1, 1, 1)), "ldr %[t], [%[w], #-8]",  \
-                 "ldr %[t], [%[w], #-4]")
-/* Pixel A alone: 4 values (A's even and odd words y, u) of the four channels (weight words
- * b0-b3): 6 loads, 8 SXTB16, 8 SMLAD. */
+                 "ldr %[u], [%[w], #-4]")
+/* Pixel A alone: 4 values (A's even and odd words y, u) of the four channels (mixed weight
+ * words b0-b3, each first as it is, then its SXTB16 in place): 6 loads, 4 SXTB16, 8 SMLAD. */
 #define MF_PAIR_LONE4(lx, ly, l0, l1, l2, l3)                                                   \
     lx "\n\t" ly "\n\t" l0 "\n\t" l1 "\n\t" l2 "\n\t" l3 "\n\t"                             \
-    "sxtb16 %[t], %[b0], ror #8\n\t"                                                          \
+    "smlad %[a1], %[y], %[b0], %[a1]\n\t"                                                     \
     "sxtb16 %[b0], %[b0]\n\t"                                                                 \
     "smlad %[a0], %[y], %[b0], %[a0]\n\t"                                                     \
-    "smlad %[a1], %[y], %[t], %[a1]\n\t"                                                      \
-    "sxtb16 %[t], %[b1], ror #8\n\t"                                                          \
+    "smlad %[a3], %[y], %[b1], %[a3]\n\t"                                                     \
     "sxtb16 %[b1], %[b1]\n\t"                                                                 \
     "smlad %[a2], %[y], %[b1], %[a2]\n\t"                                                     \
-    "smlad %[a3], %[y], %[t], %[a3]\n\t"                                                      \
-    "sxtb16 %[t], %[b2], ror #8\n\t"                                                          \
+    "smlad %[a1], %[u], %[b2], %[a1]\n\t"                                                     \
     "sxtb16 %[b2], %[b2]\n\t"                                                                 \
     "smlad %[a0], %[u], %[b2], %[a0]\n\t"                                                     \
-    "smlad %[a1], %[u], %[t], %[a1]\n\t"                                                      \
-    "sxtb16 %[t], %[b3], ror #8\n\t"                                                          \
+    "smlad %[a3], %[u], %[b3], %[a3]\n\t"                                                     \
     "sxtb16 %[b3], %[b3]\n\t"                                                                 \
-    "smlad %[a2], %[u], %[b3], %[a2]\n\t"                                                     \
-    "smlad %[a3], %[u], %[t], %[a3]\n\t"
+    "smlad %[a2], %[u], %[b3], %[a2]\n\t"
 /* Pixel A alone, one chunk of 8 values (32 MACs), both pointers post-incremented by the first loads. */
 #define MF_PAIR_LONE_CHUNK                                                                               \
     MF_PAIR_LONE4("ldr %[y], [%[p]], #32", "ldr %[u], " MF_PAIR_AT(0, 0, 1), "ldr %[b0], [%[w]], #32",  \
@@ -144,6 +141,17 @@ typedef struct {
     "ssat %[" b "], #8, %[y]\n\t"
 #endif
 
+#if !MF_ASM_LOOPS
+/* The odd channel's int16 pair of mixed weight word m (lanes 256 w' + w, lower/fast_gemm.py
+ * pair_weights) whose even channel's pair is e: each lane less e's, over 256 (exact). */
+MF_INLINE uint32_t mf_pair_odd(uint32_t m, uint32_t e)
+{
+    const int32_t lo = (int32_t)(int16_t)(uint16_t)(m & 0xFFFFu) - (int32_t)(int16_t)(uint16_t)(e & 0xFFFFu);
+    const int32_t hi = (int32_t)(int16_t)(uint16_t)(m >> 16) - (int32_t)(int16_t)(uint16_t)(e >> 16);
+    return ((uint32_t)(lo / 256) & 0xFFFFu) | (((uint32_t)(hi / 256) & 0xFFFFu) << 16);
+}
+#endif
+
 /* Every block of four channels of a pixel pair (c->wide): eight accumulators (both pixels' four
  * channels) start at the biases, take one pass over the window's chunks, are requantized, and
  * each pixel's four values are stored as one word, B's (at c->sta + c->delta) first, then A's
@@ -164,6 +172,8 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
         "strd %[x], %[y], [sp, #0]\n\t"
         "ldrd %[x], %[y], [%[p], #16]\n\t" /* x: delta, kept */
         "strd %[x], %[y], [sp, #16]\n\t"
+        "rsb %[y], %[y], #8\n\t" /* [28]: 8 - lshift */
+        "str %[y], [sp, #28]\n\t"
         "ldrd %[t], %[w], [%[p], #24]\n\t"
         "ldrd %[p], %[y], [%[p], #8]\n\t" /* the table, A's store */
         "strd %[p], %[y], [sp, #8]\n\t"
@@ -192,17 +202,24 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
         "ldr %[x], [sp, #4]\n\t"
         "cmp %[p], %[x]\n\t"
         "bne 21b\n\t"
-        "30:\n\t" /* requantize (all eight shifted left first: x holds the shift), store */
+        "30:\n\t" /* the odd channels taken out of their mixed accumulators (256 acc: that
+                     * less the even one's), all eight shifted left (x: the shift, y: 8 less it),
+                     * requantized, stored */
         "ldr %[p], [sp, #8]\n\t"
         "ldr %[x], [sp, #20]\n\t"
+        "ldr %[y], [sp, #28]\n\t"
+        "sub %[a1], %[a1], %[a0]\n\t"
+        "sub %[b1], %[b1], %[b0]\n\t"
+        "sub %[a3], %[a3], %[a2]\n\t"
+        "sub %[b3], %[b3], %[b2]\n\t"
         "lsl %[a0], %[a0], %[x]\n\t"
-        "lsl %[a1], %[a1], %[x]\n\t"
-        "lsl %[a2], %[a2], %[x]\n\t"
-        "lsl %[a3], %[a3], %[x]\n\t"
         "lsl %[b0], %[b0], %[x]\n\t"
-        "lsl %[b1], %[b1], %[x]\n\t"
+        "lsl %[a2], %[a2], %[x]\n\t"
         "lsl %[b2], %[b2], %[x]\n\t"
-        "lsl %[b3], %[b3], %[x]\n\t"
+        "asr %[a1], %[a1], %[y]\n\t"
+        "asr %[b1], %[b1], %[y]\n\t"
+        "asr %[a3], %[a3], %[y]\n\t"
+        "asr %[b3], %[b3], %[y]\n\t"
         MF_PAIR_RQ("a0", "b0", 0) MF_PAIR_RQ("a1", "b1", 1)
         MF_PAIR_RQ("a2", "b2", 2) MF_PAIR_RQ("a3", "b3", 3)
         "bfi %[a0], %[a1], #8, #8\n\t"
@@ -257,13 +274,15 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
         const uint32_t *x;
         int32_t acc[2][4];
         mf_acc4 A, B;
-        for (j = 0; j < 4; j++) {
-            acc[0][j] = acc[1][j] = qb[MF_Q_BIAS + j];
+        for (j = 0; j < 4; j++) { /* (an odd channel's bias mixed: 256 b + the even one's) */
+            acc[0][j] = acc[1][j] = j % 2 == 0 ? qb[MF_Q_BIAS + j]
+                                               : (int32_t)((uint32_t)qb[MF_Q_BIAS + j] - (uint32_t)qb[MF_Q_BIAS + j - 1]) / 256;
         }
         for (x = c->wide; x < c->end; x += 4, wb += 4) { /* 4 values: A's and B's even and odd words */
             for (h = 0; h < 2; h++) { /* even, odd halves: weights [h][channels 0-1, 2-3] */
-                for (j = 0; j < 2; j++) {
-                    const uint32_t e = mf_sxtb16(wb[2 * h + j]), o = mf_sxtb16_ror8(wb[2 * h + j]);
+                for (j = 0; j < 2; j++) { /* a mixed word's lanes less the even channel's: 256 o */
+                    const uint32_t m = wb[2 * h + j], e = mf_sxtb16(m);
+                    const uint32_t o = mf_pair_odd(m, e);
                     acc[0][2 * j] = mf_smlad(x[MF_PAIR_WORD(0, 0, h)], e, acc[0][2 * j]);
                     acc[0][2 * j + 1] = mf_smlad(x[MF_PAIR_WORD(0, 0, h)], o, acc[0][2 * j + 1]);
                     if (c->delta != 0) { /* (else B is A) */
