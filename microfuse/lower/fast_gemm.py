@@ -1,8 +1,9 @@
 """mf_conv2d_s8_pair: CONV_2D int8 two output pixels at a time (mf_conv2d_s8_pair_body.h); and
 mf_conv2d_s8_narrow, its block loop on the gathered windows of a conv on 1..4 input channels.
 
-It shares mf_conv2d_s8_gemm's params and channel table (lower/fast.py) but has its own weight
-layout (pair_weights: per 4 window values, two words per half, each two channels' bytes), and
+It shares mf_conv2d_s8_gemm's params (lower/fast.py) but has its own weight layout, which holds
+the channel table too (pair_stream: per block of 4 channels its biases, pair_weights' mixed words,
+its requantization; the params' quant is NULL), and
 takes the convs on whole 8-value chunks whose window fits its sign-extended buffer and whose
 channels fit its stage of both pixels (or that need no stage)."""
 
@@ -106,19 +107,29 @@ def pair_weights(taps: np.ndarray) -> np.ndarray:
     return fast.words(w.astype(np.int8))
 
 
-def pair_quant(quant: ConstArray) -> ConstArray:
-    """mf_fast.h's channel table with the odd channels' biases mixed as their weights (256 b[c'] +
-    b[c], wrapping as the accumulator does): the start of mf_pair_blocks' mixed accumulators."""
+PAIR_LAST = 256  # mf_pair_blocks' MF_PAIR_LAST: the last block's flag, in its channel 3's right shift
+
+
+def pair_stream(taps: np.ndarray, quant: ConstArray) -> ConstArray:
+    """mf_pair_blocks' one stream of words: per block of 4 channels its biases (the odd channels'
+    mixed as their weights: 256 b[c'] + b[c], wrapping as the accumulator does), its pair_weights
+    words, then per channel (multiplier, round, right shift) from mf_fast.h's channel table; the
+    last block's channel 3 right shift carries PAIR_LAST (ASR takes a register's low byte only),
+    so the loop walks one pointer and needs no count."""
     q = np.asarray(quant.data, np.int64).reshape(-1, 4, 4).copy()  # [block, field, channel]
+    nb = len(q)
     q[:, 0, 1::2] = 256 * q[:, 0, 1::2] + q[:, 0, 0::2]
+    q[-1, 3, 3] |= PAIR_LAST
     q = (q + 2**31) % 2**32 - 2**31
-    return ConstArray("quant", q.astype(np.int32).reshape(-1))
+    w = pair_weights(taps).reshape(nb, -1)
+    table = q[:, 1:].transpose(0, 2, 1).reshape(nb, 12)  # [block, channel, mult / round / rshift]
+    stream = np.concatenate([q[:, 0], w, table], axis=1).astype(np.int32)
+    return ConstArray("weights", np.ascontiguousarray(stream).reshape(-1))
 
 
 def pair_prepare(op: Op, ref: dict) -> dict:
     params = fast.conv_gemm_prepare(op, ref)
-    return {**params, "quant": pair_quant(params["quant"]),
-            "weights": ConstArray("weights", pair_weights(fast.conv_taps(op)))}
+    return {**params, "quant": "NULL", "weights": pair_stream(fast.conv_taps(op), params["quant"])}
 
 
 MAC_COST = 1.25  # instructions per MAC measured: KWS's 64-channel 1x1 convs (1.43 before one pass a block)
@@ -185,8 +196,7 @@ def narrow_prepare(op: Op, ref: dict) -> dict:
     depth = narrow_depth(op)
     padded = np.pad(rows, ((0, 0), (0, depth - rows.shape[1])))  # zero weights past the window
     params = fast.conv_gemm_prepare(op, ref)
-    return {**params, "depth": depth, "zrow": "NULL", "quant": pair_quant(params["quant"]),
-            "weights": ConstArray("weights", pair_weights(padded))}
+    return {**params, "depth": depth, "zrow": "NULL", "quant": "NULL", "weights": pair_stream(padded, params["quant"])}
 
 
 def narrow_sizes(params: dict) -> dict[str, int]:

@@ -13,8 +13,8 @@
  * channel's sum plus the even one's, taken apart once a block: 4 loads, 2 SXTB16, 8 SMLAD per 16
  * MACs, a weight word serving both pixels. A call's odd last pixel runs alone through the same buffer
  * and block loop (its own chunk loop, 8 MACs per 3 loads). Windows up to MF_PAIR_WIDE values (the
- * lowering's bound). The params and channel table are mf_conv2d_s8_gemm's (but the odd channels'
- * biases, mixed as their weights: lower/fast_gemm.py pair_quant), the weights the pair layout's on every core (the Helium lowering skips this kernel; an Arm core without DSP runs
+ * lowering's bound). The params are mf_conv2d_s8_gemm's, the channel table in the weights' stream
+ * (lower/fast_gemm.py pair_stream: the odd channels' biases mixed as their weights), on every core (the Helium lowering skips this kernel; an Arm core without DSP runs
  * the portable loop).
  *
  * Access order (the planner's unstaged pixel units): both windows are read (into the buffer)
@@ -59,12 +59,13 @@ typedef struct {
     const uint32_t *wide; /* 0: both windows sign-extended, 4 words per 4 values (MF_PAIR_ODD,
                              MF_PAIR_B) */
     const uint32_t *end;  /* 4: its end (wide + depth) */
-    const int32_t *qb;    /* 8: the first block's table */
+    const int32_t *qb;    /* 8: (unused: the table is in the stream w) */
     int8_t *sta;          /* 12: where pixel A's first block goes */
     int32_t delta;        /* 16: bytes from pixel A's values to B's (0: A alone, B unread) */
     int32_t lshift;       /* 20 */
-    int32_t blocks;       /* 24: blocks of 4 channels (>= 1) */
-    const uint32_t *w;    /* 28: the first block's weights (mf_pair_weights' layout) */
+    int32_t blocks;       /* 24: blocks of 4 channels (>= 1; the stream marks the last) */
+    const uint32_t *w;    /* 28: the stream: per block its biases, weights, table (lower/fast_gemm.py
+                             pair_stream) */
 } mf_pair_ctx;
 
 #if MF_ASM_LOOPS
@@ -125,12 +126,12 @@ typedef struct {
     MF_PAIR_LONE4("ldr %[y], " MF_PAIR_AT(1, 0, 0), "ldr %[u], " MF_PAIR_AT(1, 0, 1),                    \
                   "ldr %[b0], [%[w], #-16]", "ldr %[b1], [%[w], #-12]", "ldr %[b2], [%[w], #-8]",       \
                   "ldr %[b3], [%[w], #-4]")
-/* Requantize channel j of both pixels (accumulators a, b, already shifted left): table p (mult
- * x, round y, right shift t, u a temporary). */
-#define MF_PAIR_RQ(a, b, j)                                       \
-    "ldr %[x], [%[p], #(16 + 4 * " #j ")]\n\t"                    \
-    "ldr %[y], [%[p], #(32 + 4 * " #j ")]\n\t"                    \
-    "ldr %[t], [%[p], #(48 + 4 * " #j ")]\n\t"                    \
+/* Requantize channel j of both pixels (accumulators a, b, already shifted left): the stream's
+ * (mult x, round y, right shift t) at w, which moves past them; u a temporary. */
+#define MF_PAIR_RQ(a, b)                                          \
+    "ldr %[x], [%[w]], #12\n\t"                                   \
+    "ldr %[y], [%[w], #-8]\n\t"                                   \
+    "ldr %[t], [%[w], #-4]\n\t"                                   \
     "smmlar %[u], %[" a "], %[x], %[y]\n\t"                       \
     "smmlar %[y], %[" b "], %[x], %[y]\n\t"                       \
     "add %[u], %[u], %[" a "], asr #31\n\t"                       \
@@ -152,44 +153,50 @@ MF_INLINE uint32_t mf_pair_odd(uint32_t m, uint32_t e)
 }
 #endif
 
-/* Every block of four channels of a pixel pair (c->wide): eight accumulators (both pixels' four
- * channels) start at the biases, take one pass over the window's chunks, are requantized, and
- * each pixel's four values are stored as one word, B's (at c->sta + c->delta) first, then A's
- * (c->sta), the block's 4 bytes on. c->blocks >= 1, at least one chunk. */
+#define MF_PAIR_LAST 256 /* the last block's flag, in its channel 3's right shift (pair_stream) */
+
+/* Every block of four channels of a pixel pair (c->wide), walking the stream c->w: eight
+ * accumulators (both pixels' four channels) start at the block's biases, take one pass over the
+ * window's chunks, the odd channels are taken out of their mixed sums, all are requantized by the
+ * block's table, and each pixel's four values are stored as one word, B's (at c->sta + c->delta)
+ * first, then A's (c->sta), the block's 4 bytes on. At least one chunk. */
 MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
 {
 #if MF_ASM_LOOPS
     /* All 14 registers in the loop: the context is copied into a frame below the stack pointer
-     * ([4] the window's end, [8] the block's table, [12] A's next store, [24] where A's stores
-     * end). A block's biases are loaded at the end of the previous one, while its table pointer
-     * is live; the lone pixel is decided once a call (B's distance 0). */
+     * ([0] the window, [4] its end, [8] A's next store, [12] B's distance, [16] lshift, [20] 8 less
+     * it, [24] the window's bytes); the stream pointer w runs on from block to block. A block's
+     * biases, the window and its size are loaded at the end of the previous one, in one run of
+     * loads; the lone pixel is decided once a call (B's distance 0). */
     int32_t a0, a1, a2, a3, b0, b1, b2, b3;
     const uint32_t *p = (const uint32_t *)(const void *)c, *w; /* first the context */
     uint32_t x, y, t, u;
     __asm__ volatile(
         "sub sp, sp, #32\n\t"
         "ldrd %[x], %[y], [%[p], #0]\n\t"
+        "ldrd %[t], %[u], [%[p], #12]\n\t" /* A's store, B's distance */
+        "ldr %[w], [%[p], #20]\n\t" /* lshift */
         "strd %[x], %[y], [sp, #0]\n\t"
-        "ldrd %[x], %[y], [%[p], #16]\n\t" /* x: delta, kept */
-        "strd %[x], %[y], [sp, #16]\n\t"
-        "rsb %[y], %[y], #8\n\t" /* [28]: 8 - lshift */
-        "str %[y], [sp, #28]\n\t"
-        "ldrd %[t], %[w], [%[p], #24]\n\t"
-        "ldrd %[p], %[y], [%[p], #8]\n\t" /* the table, A's store */
-        "strd %[p], %[y], [sp, #8]\n\t"
-        "add %[t], %[y], %[t], lsl #2\n\t" /* [24]: A's store after the last block */
-        "str %[t], [sp, #24]\n\t"
-        "ldrd %[a0], %[a1], [%[p]]\n\t" /* the first block's biases */
-        "ldrd %[a2], %[a3], [%[p], #8]\n\t"
-        "cmp %[x], #0\n\t"
+        "strd %[t], %[u], [sp, #8]\n\t"
+        "rsb %[t], %[w], #8\n\t"
+        "strd %[w], %[t], [sp, #16]\n\t"
+        "sub %[x], %[y], %[x]\n\t" /* [24]: the window's bytes */
+        "str %[x], [sp, #24]\n\t"
+        "ldr %[w], [%[p], #28]\n\t"
+        "mov %[y], %[u]\n\t" /* y: B's distance */
+        "ldr %[a0], [%[w]], #16\n\t" /* the first block's biases */
+        "ldr %[a1], [%[w], #-12]\n\t"
+        "ldr %[a2], [%[w], #-8]\n\t"
+        "ldr %[a3], [%[w], #-4]\n\t"
+        "ldr %[p], [sp, #0]\n\t"
+        "ldr %[x], [sp, #24]\n\t"
+        "cmp %[y], #0\n\t"
         "beq 40f\n\t"
-        "10:\n\t" /* block: a0-a3 hold its biases */
-        "ldrd %[p], %[x], [sp, #0]\n\t"
+        "10:\n\t" /* block: a0-a3 its biases, p the window, x its bytes */
         "mov %[b0], %[a0]\n\t"
         "mov %[b1], %[a1]\n\t"
         "mov %[b2], %[a2]\n\t"
         "mov %[b3], %[a3]\n\t"
-        "sub %[x], %[x], %[p]\n\t"
         /* four chunks a turn (the loop's test and branch, 6 cycles, once per 256 MACs), entered
          * at the count mod 4 = 2 C + N: bits 6 and 5 of the bytes, shifted out and to the top */
         "lsls %[x], %[x], #26\n\t"
@@ -202,12 +209,9 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
         "ldr %[x], [sp, #4]\n\t"
         "cmp %[p], %[x]\n\t"
         "bne 21b\n\t"
-        "30:\n\t" /* the odd channels taken out of their mixed accumulators (256 acc: that
-                     * less the even one's), all eight shifted left (x: the shift, y: 8 less it),
-                     * requantized, stored */
-        "ldr %[p], [sp, #8]\n\t"
-        "ldr %[x], [sp, #20]\n\t"
-        "ldr %[y], [sp, #28]\n\t"
+        "30:\n\t" /* the odd channels taken out of their mixed sums (256 acc: that less the even
+                     * one's), all eight shifted left (x: the shift, y: 8 less it), requantized */
+        "ldrd %[x], %[y], [sp, #16]\n\t"
         "sub %[a1], %[a1], %[a0]\n\t"
         "sub %[b1], %[b1], %[b0]\n\t"
         "sub %[a3], %[a3], %[a2]\n\t"
@@ -220,31 +224,33 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
         "asr %[b1], %[b1], %[y]\n\t"
         "asr %[a3], %[a3], %[y]\n\t"
         "asr %[b3], %[b3], %[y]\n\t"
-        MF_PAIR_RQ("a0", "b0", 0) MF_PAIR_RQ("a1", "b1", 1)
-        MF_PAIR_RQ("a2", "b2", 2) MF_PAIR_RQ("a3", "b3", 3)
+        MF_PAIR_RQ("a0", "b0") MF_PAIR_RQ("a1", "b1")
+        MF_PAIR_RQ("a2", "b2") MF_PAIR_RQ("a3", "b3")
         "bfi %[a0], %[a1], #8, #8\n\t"
         "bfi %[b0], %[b1], #8, #8\n\t"
         "bfi %[a0], %[a2], #16, #8\n\t"
         "bfi %[b0], %[b2], #16, #8\n\t"
         "bfi %[a0], %[a3], #24, #8\n\t"
         "bfi %[b0], %[b3], #24, #8\n\t"
-        "ldrd %[x], %[y], [sp, #12]\n\t" /* A's store, B's distance */
+        "ldr %[x], [sp, #8]\n\t" /* A's store, B's distance; B's first */
+        "ldr %[y], [sp, #12]\n\t"
         "str %[b0], [%[x], %[y]]\n\t"
         "str %[a0], [%[x]], #4\n\t"
-        "str %[x], [sp, #12]\n\t"
-        "ldr %[t], [sp, #24]\n\t"
-        "cmp %[x], %[t]\n\t"
-        "beq 50f\n\t"
-        "ldrd %[a0], %[a1], [%[p], #64]!\n\t" /* the next block's table and biases */
-        "ldrd %[a2], %[a3], [%[p], #8]\n\t"
-        "str %[p], [sp, #8]\n\t"
+        "str %[x], [sp, #8]\n\t"
+        "tst %[t], #" MF_PAIR_STR(MF_PAIR_LAST) "\n\t" /* (t: channel 3's right shift) */
+        "bne 50f\n\t"
+        "ldr %[a0], [%[w]], #16\n\t" /* the next block's biases, the window, its bytes */
+        "ldr %[a1], [%[w], #-12]\n\t"
+        "ldr %[a2], [%[w], #-8]\n\t"
+        "ldr %[a3], [%[w], #-4]\n\t"
+        "ldr %[p], [sp, #0]\n\t"
+        "ldr %[x], [sp, #24]\n\t"
         "cmp %[y], #0\n\t"
         "bne 10b\n\t"
         "40:\n\t" /* pixel A alone, two chunks a turn (an odd count enters at the second); then
                      * B's values are A's */
-        "ldrd %[p], %[x], [sp, #0]\n\t"
-        "sub %[t], %[x], %[p]\n\t"
-        "tst %[t], #32\n\t"
+        "tst %[x], #32\n\t"
+        "add %[x], %[p], %[x]\n\t"
         "bne 42f\n\t"
         "41:\n\t" MF_PAIR_LONE_CHUNK
         "42:\n\t" MF_PAIR_LONE_CHUNK
@@ -267,17 +273,16 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
         : "cc", "memory");
 #else
     const uint32_t *wb = c->w;
-    const int32_t *qb = c->qb;
     int8_t *sta = c->sta;
-    int32_t b, h, j;
-    for (b = 0; b < c->blocks; b++, qb += MF_Q_WORDS, sta += 4) {
+    int32_t h, j;
+    for (;; sta += 4) {
         const uint32_t *x;
+        const int32_t *q;
         int32_t acc[2][4];
-        mf_acc4 A, B;
         for (j = 0; j < 4; j++) { /* (an odd channel's bias mixed: 256 b + the even one's) */
-            acc[0][j] = acc[1][j] = j % 2 == 0 ? qb[MF_Q_BIAS + j]
-                                               : (int32_t)((uint32_t)qb[MF_Q_BIAS + j] - (uint32_t)qb[MF_Q_BIAS + j - 1]) / 256;
+            acc[0][j] = acc[1][j] = j % 2 == 0 ? (int32_t)wb[j] : (int32_t)(wb[j] - wb[j - 1]) / 256;
         }
+        wb += 4;
         for (x = c->wide; x < c->end; x += 4, wb += 4) { /* 4 values: A's and B's even and odd words */
             for (h = 0; h < 2; h++) { /* even, odd halves: weights [h][channels 0-1, 2-3] */
                 for (j = 0; j < 2; j++) { /* a mixed word's lanes less the even channel's: 256 o */
@@ -292,16 +297,21 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
                 }
             }
         }
-        A.a0 = acc[0][0], A.a1 = acc[0][1], A.a2 = acc[0][2], A.a3 = acc[0][3];
         if (c->delta == 0) {
             memcpy(acc[1], acc[0], sizeof acc[0]);
         }
-        B.a0 = acc[1][0], B.a1 = acc[1][1], B.a2 = acc[1][2], B.a3 = acc[1][3];
-        mf_fast_requant4(&A, qb, c->lshift);
-        mf_fast_requant4(&B, qb, c->lshift);
-        sta[c->delta] = (int8_t)B.a0, sta[c->delta + 1] = (int8_t)B.a1;
-        sta[c->delta + 2] = (int8_t)B.a2, sta[c->delta + 3] = (int8_t)B.a3;
-        sta[0] = (int8_t)A.a0, sta[1] = (int8_t)A.a1, sta[2] = (int8_t)A.a2, sta[3] = (int8_t)A.a3;
+        q = (const int32_t *)(const void *)wb; /* per channel mult, round, right shift */
+        wb += 12;
+        for (h = 1; h >= 0; h--) { /* B's four values first, then A's */
+            for (j = 0; j < 4; j++) {
+                const int32_t rshift = q[3 * j + 2] & (MF_PAIR_LAST - 1);
+                sta[h * c->delta + j] =
+                    (int8_t)mf_ssat8(mf_fast_scale(acc[h][j], c->lshift, q[3 * j], q[3 * j + 1], rshift));
+            }
+        }
+        if (q[11] & MF_PAIR_LAST) {
+            break;
+        }
     }
 #endif
 }

@@ -9,9 +9,8 @@
  * checks; both pixels' windows are sign-extended from the bands into the pair buffer (whole
  * words of each row, then the rows' leftover values together; zeros up to p->depth, whose
  * weights are zero), and mf_pair_blocks computes four channels of both pixels per pass (a weight
- * word serves 8 MACs: 16 MACs per 4 loads, 2 SXTB16, 8 SMLAD). The params and channel table are
- * mf_conv2d_s8_gemm's (the odd channels' biases mixed, pair_quant), the weights the pair layout
- * in narrow_order (lower/fast_gemm.py).
+ * word serves 8 MACs: 16 MACs per 4 loads, 2 SXTB16, 8 SMLAD). The params are mf_conv2d_s8_gemm's,
+ * the weights and channel table the pair stream in narrow_order (lower/fast_gemm.py).
  *
  * Access order (the planner's unstaged pixel units): both windows are read before the pair's
  * first store, as mf_conv2d_s8_pair's (a band reads its row's later windows ahead: reading ahead

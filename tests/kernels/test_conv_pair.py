@@ -228,3 +228,26 @@ def test_pair_conv_matches_tflm_under_qemu_with_odd_sums_near_the_mixed_bound(tm
     for board in ("qemu-mps2-an386", "qemu-mps2-an500"):
         failures = placements.run(extreme_runs(), tmp_path / board, board)
         assert not failures, "\n".join(failures)
+
+
+def test_the_stream_holds_each_blocks_biases_weights_and_table_and_flags_the_last():
+    """pair_stream: per block its 4 biases (odd ones mixed: 256 b[c'] + b[c], wrapping), its
+    pair_weights words, then per channel (mult, round, rshift), PAIR_LAST on the last block's
+    channel 3 rshift only."""
+    from microfuse.lower.call import ConstArray
+
+    rng = np.random.default_rng(SEED)
+    taps = int8_weights(rng, (6, 16))  # two blocks, the last padded
+    table = rng.integers(-2**31, 2**31, size=(2, 4, 4)).astype(np.int32)
+    table[:, 3] = rng.integers(1, 32, size=(2, 4))
+    stream = fast_gemm.pair_stream(taps, ConstArray("quant", table.reshape(-1))).data.reshape(2, -1)
+    words = fast_gemm.pair_weights(taps).reshape(2, -1)
+    assert stream.shape == (2, 4 + words.shape[1] + 12)
+    t = table.astype(np.int64)
+    mixed = t[:, 0].copy()
+    mixed[:, 1::2] = (256 * t[:, 0, 1::2] + t[:, 0, 0::2] + 2**31) % 2**32 - 2**31
+    assert np.array_equal(stream[:, :4], mixed)
+    assert np.array_equal(stream[:, 4:-12], words)
+    want = t[:, 1:].transpose(0, 2, 1).reshape(2, 12).copy()
+    want[1, -1] |= fast_gemm.PAIR_LAST
+    assert np.array_equal(stream[:, -12:], want)
