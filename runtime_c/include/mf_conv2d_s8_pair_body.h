@@ -165,9 +165,10 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
 #if MF_ASM_LOOPS
     /* All 14 registers in the loop: the context is copied into a frame below the stack pointer
      * ([0] the window, [4] its end, [8] A's next store, [12] B's distance, [16] lshift, [20] 8 less
-     * it, [24] the window's bytes); the stream pointer w runs on from block to block. A block's
-     * biases, the window and its size are loaded at the end of the previous one, in one run of
-     * loads; the lone pixel is decided once a call (B's distance 0). */
+     * it, [24] where a block's chunks start: the chunk loop's entry for the count mod 4, or the
+     * lone pixel's loop); the stream pointer w runs on from block to block. A block's biases (into
+     * both pixels' accumulators), the window, its end and the jump to its chunks are one run of
+     * loads at the end of the previous block. */
     int32_t a0, a1, a2, a3, b0, b1, b2, b3;
     const uint32_t *p = (const uint32_t *)(const void *)c, *w; /* first the context */
     uint32_t x, y, t, u;
@@ -180,28 +181,26 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
         "strd %[t], %[u], [sp, #8]\n\t"
         "rsb %[t], %[w], #8\n\t"
         "strd %[w], %[t], [sp, #16]\n\t"
-        "sub %[x], %[y], %[x]\n\t" /* [24]: the window's bytes */
-        "str %[x], [sp, #24]\n\t"
         "ldr %[w], [%[p], #28]\n\t"
-        "mov %[y], %[u]\n\t" /* y: B's distance */
-        "ldr %[a0], [%[w]], #16\n\t" /* the first block's biases */
-        "ldr %[a1], [%[w], #-12]\n\t"
-        "ldr %[a2], [%[w], #-8]\n\t"
-        "ldr %[a3], [%[w], #-4]\n\t"
-        "ldr %[p], [sp, #0]\n\t"
-        "ldr %[x], [sp, #24]\n\t"
-        "cmp %[y], #0\n\t"
-        "beq 40f\n\t"
-        "10:\n\t" /* block: a0-a3 its biases, p the window, x its bytes */
-        "mov %[b0], %[a0]\n\t"
-        "mov %[b1], %[a1]\n\t"
-        "mov %[b2], %[a2]\n\t"
-        "mov %[b3], %[a3]\n\t"
-        /* four chunks a turn (the loop's test and branch, 6 cycles, once per 256 MACs), entered
-         * at the count mod 4 = 2 C + N: bits 6 and 5 of the bytes, shifted out and to the top */
+        /* [24]: four chunks a turn (the loop's test and branch, 6 cycles, once per 256 MACs),
+         * entered at the count mod 4 = 2 C + N (bits 6 and 5 of the window's bytes, shifted out
+         * and to the top): 21 for 0, 24 for 1, 23 for 2, 22 for 3; 40 for a lone pixel */
+        "sub %[x], %[y], %[x]\n\t"
         "lsls %[x], %[x], #26\n\t"
-        "bcs 25f\n\t"
-        "bmi 24f\n\t"
+        "adr %[t], 21f\n\t"
+        "it mi\n\t"
+        "adrmi %[t], 24f\n\t"
+        "bcc 1f\n\t"
+        "adr %[t], 23f\n\t"
+        "it mi\n\t"
+        "adrmi %[t], 22f\n\t"
+        "1:\n\t"
+        "cmp %[u], #0\n\t"
+        "it eq\n\t"
+        "adreq %[t], 40f\n\t"
+        "orr %[t], %[t], #1\n\t" /* (a Thumb address) */
+        "str %[t], [sp, #24]\n\t"
+        "b 60f\n\t"
         "21:\n\t" MF_PAIR_CHUNK
         "22:\n\t" MF_PAIR_CHUNK
         "23:\n\t" MF_PAIR_CHUNK
@@ -239,18 +238,22 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
         "str %[x], [sp, #8]\n\t"
         "tst %[t], #" MF_PAIR_STR(MF_PAIR_LAST) "\n\t" /* (t: channel 3's right shift) */
         "bne 50f\n\t"
-        "ldr %[a0], [%[w]], #16\n\t" /* the next block's biases, the window, its bytes */
+        "60:\n\t" /* the next block's biases, the window, its end; to its chunks */
+        "ldr %[a0], [%[w]], #16\n\t"
         "ldr %[a1], [%[w], #-12]\n\t"
         "ldr %[a2], [%[w], #-8]\n\t"
         "ldr %[a3], [%[w], #-4]\n\t"
+        "ldr %[b0], [%[w], #-16]\n\t"
+        "ldr %[b1], [%[w], #-12]\n\t"
+        "ldr %[b2], [%[w], #-8]\n\t"
+        "ldr %[b3], [%[w], #-4]\n\t"
         "ldr %[p], [sp, #0]\n\t"
-        "ldr %[x], [sp, #24]\n\t"
-        "cmp %[y], #0\n\t"
-        "bne 10b\n\t"
+        "ldr %[x], [sp, #4]\n\t"
+        "ldr pc, [sp, #24]\n\t"
         "40:\n\t" /* pixel A alone, two chunks a turn (an odd count enters at the second); then
                      * B's values are A's */
-        "tst %[x], #32\n\t"
-        "add %[x], %[p], %[x]\n\t"
+        "sub %[t], %[x], %[p]\n\t"
+        "tst %[t], #32\n\t"
         "bne 42f\n\t"
         "41:\n\t" MF_PAIR_LONE_CHUNK
         "42:\n\t" MF_PAIR_LONE_CHUNK
@@ -261,9 +264,6 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
         "mov %[b2], %[a2]\n\t"
         "mov %[b3], %[a3]\n\t"
         "b 30b\n\t"
-        "25:\n\t" /* 3 or 2 chunks over whole turns */
-        "bmi 22b\n\t"
-        "b 23b\n\t"
         "50:\n\t"
         "add sp, sp, #32\n\t"
         : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [b0] "=&r"(b0), [b1] "=&r"(b1),
