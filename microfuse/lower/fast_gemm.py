@@ -65,13 +65,15 @@ def pair_sizes(params: dict) -> dict[str, int]:
 
 
 MIX_BOUND = 1 << 23  # |accumulator| of an odd channel: 256 times it must fit an int32 (mixed)
-MIX_SHIFT_MAX = 8  # mf_pair_blocks recovers an odd channel's acc << lshift as (256 acc) >> (8 - lshift)
+# mf_pair_blocks shifts left by 1 (the shortcut's left + 1 with left 0: lower/fast.py fast_quant
+# takes no channel with a left shift), an odd channel's 256 acc right by 7
+MIX_LSHIFT = 1
 
 
 def mixable(op: Op) -> bool:
     """The op's weights and table suit pair_weights' mixed words (mf_pair_blocks' odd channels):
     no weight pair whose mixed int16 lane leaves int16, and every live odd channel's accumulator
-    within MIX_BOUND (|bias| + 128 sum|w|), and a left shift of at most MIX_SHIFT_MAX."""
+    within MIX_BOUND (|bias| + 128 sum|w|), and the loop's left shift, MIX_LSHIFT."""
     taps = fast.conv_taps(op)
     fields = fast.quant_fields(requant_params(op, op.inputs[1], 0, taps), taps)
     return fields is not None and mixed_fits(taps, fields["quant"].data, int(fields["lshift"]))
@@ -80,7 +82,7 @@ def mixable(op: Op) -> bool:
 def mixed_fits(taps: np.ndarray, quant: np.ndarray, lshift: int) -> bool:
     """mixable on int8 weights [channels, depth] and mf_fast.h's channel table (blocks of 4)."""
     w = fast.pad_to(np.asarray(taps, np.int64), 0, 4)
-    if lshift > MIX_SHIFT_MAX or np.any((w[1::2] == -128) & (w[0::2] < 0)):
+    if lshift != MIX_LSHIFT or np.any((w[1::2] == -128) & (w[0::2] < 0)):
         return False
     q = np.asarray(quant, np.int64).reshape(-1, 4, 4)  # [block, bias / mult / round / rshift, channel]
     bias, mult = q[:, 0].reshape(-1), q[:, 1].reshape(-1)

@@ -62,7 +62,7 @@ typedef struct {
     const int32_t *qb;    /* 8: (unused: the table is in the stream w) */
     int8_t *sta;          /* 12: where pixel A's first block goes */
     int32_t delta;        /* 16: bytes from pixel A's values to B's (0: A alone, B unread) */
-    int32_t lshift;       /* 20 */
+    int32_t lshift;       /* 20: 1 (the loop's left shift: lower/fast_gemm.py mixed_fits) */
     int32_t blocks;       /* 24: blocks of 4 channels (>= 1; the stream marks the last) */
     const uint32_t *w;    /* 28: the stream: per block its biases, weights, table (lower/fast_gemm.py
                              pair_stream) */
@@ -164,25 +164,22 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
 {
 #if MF_ASM_LOOPS
     /* All 14 registers in the loop: the context is copied into a frame below the stack pointer
-     * ([0] the window, [4] its end, [8] A's next store, [12] B's distance, [16] lshift, [20] 8 less
-     * it, [24] where a block's chunks start: the chunk loop's entry for the count mod 4, or the
-     * lone pixel's loop); the stream pointer w runs on from block to block. A block's biases (into
+     * ([0] the window, [4] its end, [8] A's next store, [12] B's distance, [16] where a block's
+     * chunks start: the chunk loop's entry for the count mod 4, or the lone pixel's loop); the
+     * stream pointer w runs on from block to block. A block's biases (into
      * both pixels' accumulators), the window, its end and the jump to its chunks are one run of
      * loads at the end of the previous block. */
     int32_t a0, a1, a2, a3, b0, b1, b2, b3;
     const uint32_t *p = (const uint32_t *)(const void *)c, *w; /* first the context */
     uint32_t x, y, t, u;
     __asm__ volatile(
-        "sub sp, sp, #32\n\t"
+        "sub sp, sp, #24\n\t"
         "ldrd %[x], %[y], [%[p], #0]\n\t"
         "ldrd %[t], %[u], [%[p], #12]\n\t" /* A's store, B's distance */
-        "ldr %[w], [%[p], #20]\n\t" /* lshift */
+        "ldr %[w], [%[p], #28]\n\t"
         "strd %[x], %[y], [sp, #0]\n\t"
         "strd %[t], %[u], [sp, #8]\n\t"
-        "rsb %[t], %[w], #8\n\t"
-        "strd %[w], %[t], [sp, #16]\n\t"
-        "ldr %[w], [%[p], #28]\n\t"
-        /* [24]: four chunks a turn (the loop's test and branch, 6 cycles, once per 256 MACs),
+        /* [16]: four chunks a turn (the loop's test and branch, 6 cycles, once per 256 MACs),
          * entered at the count mod 4 = 2 C + N (bits 6 and 5 of the window's bytes, shifted out
          * and to the top): 21 for 0, 24 for 1, 23 for 2, 22 for 3; 40 for a lone pixel */
         "sub %[x], %[y], %[x]\n\t"
@@ -199,7 +196,7 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
         "it eq\n\t"
         "adreq %[t], 40f\n\t"
         "orr %[t], %[t], #1\n\t" /* (a Thumb address) */
-        "str %[t], [sp, #24]\n\t"
+        "str %[t], [sp, #16]\n\t"
         "b 60f\n\t"
         "21:\n\t" MF_PAIR_CHUNK
         "22:\n\t" MF_PAIR_CHUNK
@@ -209,20 +206,19 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
         "cmp %[p], %[x]\n\t"
         "bne 21b\n\t"
         "30:\n\t" /* the odd channels taken out of their mixed sums (256 acc: that less the even
-                     * one's), all eight shifted left (x: the shift, y: 8 less it), requantized */
-        "ldrd %[x], %[y], [sp, #16]\n\t"
+                     * one's), all eight shifted left by 1 (the odd ones' 256 right by 7), requantized */
         "sub %[a1], %[a1], %[a0]\n\t"
         "sub %[b1], %[b1], %[b0]\n\t"
         "sub %[a3], %[a3], %[a2]\n\t"
         "sub %[b3], %[b3], %[b2]\n\t"
-        "lsl %[a0], %[a0], %[x]\n\t"
-        "lsl %[b0], %[b0], %[x]\n\t"
-        "lsl %[a2], %[a2], %[x]\n\t"
-        "lsl %[b2], %[b2], %[x]\n\t"
-        "asr %[a1], %[a1], %[y]\n\t"
-        "asr %[b1], %[b1], %[y]\n\t"
-        "asr %[a3], %[a3], %[y]\n\t"
-        "asr %[b3], %[b3], %[y]\n\t"
+        "lsl %[a0], %[a0], #1\n\t"
+        "lsl %[b0], %[b0], #1\n\t"
+        "lsl %[a2], %[a2], #1\n\t"
+        "lsl %[b2], %[b2], #1\n\t"
+        "asr %[a1], %[a1], #7\n\t"
+        "asr %[b1], %[b1], #7\n\t"
+        "asr %[a3], %[a3], #7\n\t"
+        "asr %[b3], %[b3], #7\n\t"
         MF_PAIR_RQ("a0", "b0") MF_PAIR_RQ("a1", "b1")
         MF_PAIR_RQ("a2", "b2") MF_PAIR_RQ("a3", "b3")
         "bfi %[a0], %[a1], #8, #8\n\t"
@@ -249,7 +245,7 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
         "ldr %[b3], [%[w], #-4]\n\t"
         "ldr %[p], [sp, #0]\n\t"
         "ldr %[x], [sp, #4]\n\t"
-        "ldr pc, [sp, #24]\n\t"
+        "ldr pc, [sp, #16]\n\t"
         "40:\n\t" /* pixel A alone, two chunks a turn (an odd count enters at the second); then
                      * B's values are A's */
         "sub %[t], %[x], %[p]\n\t"
@@ -265,7 +261,7 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
         "mov %[b3], %[a3]\n\t"
         "b 30b\n\t"
         "50:\n\t"
-        "add sp, sp, #32\n\t"
+        "add sp, sp, #24\n\t"
         : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [b0] "=&r"(b0), [b1] "=&r"(b1),
           [b2] "=&r"(b2), [b3] "=&r"(b3), [p] "+r"(p), [w] "=&r"(w), [x] "=&r"(x), [y] "=&r"(y),
           [t] "=&r"(t), [u] "=&r"(u)

@@ -155,7 +155,7 @@ def test_a_build_sizes_the_window_buffer_by_its_largest_paired_window(tmp_path):
 def test_mixed_weights_hold_both_channels_and_the_fits_rule_guards_their_lanes_and_sums():
     """pair_weights' lanes are 256 w[c'] + w[c] (c' the odd channel of each pair); mixed_fits refuses
     a lane out of int16 (w[c'] = -128 beside a negative w[c]), a live odd channel whose accumulator
-    may reach MIX_BOUND (256 times it must fit an int32), and a left shift over MIX_SHIFT_MAX."""
+    may reach MIX_BOUND (256 times it must fit an int32), and a left shift other than the loop's (1)."""
     rng = np.random.default_rng(SEED)
     taps = int8_weights(rng, (8, 16))
     taps[0, :3], taps[1, :3] = (-128, 5, -7), (-127, -128, 127)  # (-128 even, -128 odd beside 5)
@@ -169,7 +169,7 @@ def test_mixed_weights_hold_both_channels_and_the_fits_rule_guards_their_lanes_a
     quant = np.zeros((2, 4, 4), np.int64)
     quant[:, 1] = 1 << 30  # live channels, bias 0
     assert fast_gemm.mixed_fits(taps, quant.reshape(-1), 1)
-    assert not fast_gemm.mixed_fits(taps, quant.reshape(-1), fast_gemm.MIX_SHIFT_MAX + 1)
+    assert not fast_gemm.mixed_fits(taps, quant.reshape(-1), fast_gemm.MIX_LSHIFT + 1)
     bad = taps.copy()
     bad[5, 9], bad[4, 9] = -128, -1
     assert not fast_gemm.mixed_fits(bad, quant.reshape(-1), 1)
