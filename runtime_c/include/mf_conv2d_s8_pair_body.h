@@ -312,26 +312,47 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
 #endif
 }
 
+/* 4 values of pixels A and B (int8 words va, vb) sign-extended into the buffer's group at wide
+ * (A's and B's even and odd int16 pairs, MF_PAIR_WORD); returns the next group. The group's four
+ * words are consecutive in either layout: one STM stores them (5 cycles; four STR take 8). */
+MF_INLINE uint32_t *mf_pair_group(uint32_t va, uint32_t vb, uint32_t *wide)
+{
+#if MF_ASM_LOOPS /* (STM stores its registers in their numbers' order) */
+    register uint32_t w0 __asm__("r0"), w1 __asm__("r1"), w2 __asm__("r2"), w3 __asm__("r3");
+#if MF_PAIR_B == 1
+    w0 = mf_sxtb16(va), w1 = mf_sxtb16(vb), w2 = mf_sxtb16_ror8(va), w3 = mf_sxtb16_ror8(vb);
+#else
+    w0 = mf_sxtb16(va), w1 = mf_sxtb16_ror8(va), w2 = mf_sxtb16(vb), w3 = mf_sxtb16_ror8(vb);
+#endif
+    __asm__ volatile("stmia %[d]!, {%[w0], %[w1], %[w2], %[w3]}"
+                     : [d] "+r"(wide)
+                     : [w0] "r"(w0), [w1] "r"(w1), [w2] "r"(w2), [w3] "r"(w3)
+                     : "memory");
+    return wide;
+#else
+    wide[MF_PAIR_WORD(0, 0, 0)] = mf_sxtb16(va);
+    wide[MF_PAIR_WORD(0, 0, 1)] = mf_sxtb16_ror8(va);
+    wide[MF_PAIR_WORD(0, 1, 0)] = mf_sxtb16(vb);
+    wide[MF_PAIR_WORD(0, 1, 1)] = mf_sxtb16_ror8(vb);
+    return wide + 4;
+#endif
+}
+
 /* Both windows' runs (segments sa from base ba, sb from bb, the same lengths) sign-extended into
  * wide: per 4 values A's and B's even and odd int16 pairs (MF_PAIR_ODD, MF_PAIR_B). */
 static void mf_pair_widen(const mf_seg *sa, const int8_t *ba, const mf_seg *sb, const int8_t *bb,
                           int32_t nseg, uint32_t *wide)
 {
-    int32_t s, k;
+    int32_t s;
     for (s = 0; s < nseg; s++) {
         const int8_t *xa = (const int8_t *)((uintptr_t)ba + (uintptr_t)sa[s].start);
-        const int8_t *xb = (const int8_t *)((uintptr_t)bb + (uintptr_t)sb[s].start);
-        for (k = 0; k < sa[s].n >> 1; k++, xa += 8, xb += 8, wide += 8) { /* a chunk */
-            const uint32_t va = mf_load32(xa), vb = mf_load32(xb);
-            const uint32_t ua = mf_load32(xa + 4), ub = mf_load32(xb + 4);
-            wide[MF_PAIR_WORD(0, 0, 0)] = mf_sxtb16(va);
-            wide[MF_PAIR_WORD(0, 0, 1)] = mf_sxtb16_ror8(va);
-            wide[MF_PAIR_WORD(0, 1, 0)] = mf_sxtb16(vb);
-            wide[MF_PAIR_WORD(0, 1, 1)] = mf_sxtb16_ror8(vb);
-            wide[MF_PAIR_WORD(1, 0, 0)] = mf_sxtb16(ua);
-            wide[MF_PAIR_WORD(1, 0, 1)] = mf_sxtb16_ror8(ua);
-            wide[MF_PAIR_WORD(1, 1, 0)] = mf_sxtb16(ub);
-            wide[MF_PAIR_WORD(1, 1, 1)] = mf_sxtb16_ror8(ub);
+        const uintptr_t d = (uintptr_t)bb + (uintptr_t)sb[s].start - (uintptr_t)xa; /* B's from A's */
+        const uint32_t *const end = wide + 8 * (sa[s].n >> 1); /* (the run's count read once) */
+        while (wide != end) { /* a chunk */
+            const int8_t *xb = (const int8_t *)((uintptr_t)xa + d);
+            wide = mf_pair_group(mf_load32(xa), mf_load32(xb), wide);
+            wide = mf_pair_group(mf_load32(xa + 4), mf_load32(xb + 4), wide);
+            xa += 8;
         }
     }
 }

@@ -70,16 +70,6 @@ static const int8_t *mf_narrow_rows(const mf_conv2d_s8_gemm_params *p, const int
     return bands[j];
 }
 
-/* 4 values of pixels A and B (int8 words va, vb) sign-extended into the pair buffer's group at
- * wide: A's and B's even and odd int16 pairs (MF_PAIR_WORD). */
-MF_INLINE void mf_narrow_group(uint32_t va, uint32_t vb, uint32_t *wide)
-{
-    wide[MF_PAIR_WORD(0, 0, 0)] = mf_sxtb16(va);
-    wide[MF_PAIR_WORD(0, 0, 1)] = mf_sxtb16_ror8(va);
-    wide[MF_PAIR_WORD(0, 1, 0)] = mf_sxtb16(vb);
-    wide[MF_PAIR_WORD(0, 1, 1)] = mf_sxtb16_ror8(vb);
-}
-
 /* Where mf_narrow_widen reads a window (offsets from its first tap, band rows `width` bytes
  * apart; lower/fast_gemm.py narrow_order): each window row's whole words of its k_w * in_c
  * values, then the rows' last run % 4 values (one by one, packed into `tails`), so that a row of
@@ -114,16 +104,16 @@ static void mf_narrow_widen(const mf_narrow_reads *r, const int8_t *xa, const in
 {
     int8_t *ta = (int8_t *)tails[0], *tb = (int8_t *)tails[1];
     int32_t g;
-    for (g = 0; g < r->words; g++, wide += 4) {
+    for (g = 0; g < r->words; g++) { /* (mf_pair_group: A's and B's 4 values, the next group) */
         const int32_t o = r->word[g];
-        mf_narrow_group(mf_load32(xa + o), mf_load32(xb + o), wide);
+        wide = mf_pair_group(mf_load32(xa + o), mf_load32(xb + o), wide);
     }
     for (g = 0; g < r->bytes; g++) {
         const int32_t o = r->byte[g];
         ta[g] = xa[o], tb[g] = xb[o];
     }
-    for (g = 0; g < r->bytes; g += 4, wide += 4) {
-        mf_narrow_group(tails[0][g / 4], tails[1][g / 4], wide);
+    for (g = 0; g < r->bytes; g += 4) {
+        wide = mf_pair_group(tails[0][g / 4], tails[1][g / 4], wide);
     }
 }
 
