@@ -167,8 +167,8 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
      * ([0] the window, [4] its end, [8] A's next store, [12] B's distance, [16] where a block's
      * chunks start: the chunk loop's entry for the count mod 4, or the lone pixel's loop); the
      * stream pointer w runs on from block to block. A block's biases (into
-     * both pixels' accumulators), the window, its end and the jump to its chunks are one run of
-     * loads at the end of the previous block. */
+     * both pixels' accumulators), the window and the jump to its chunks are one run of loads at
+     * the end of the previous block. */
     int32_t a0, a1, a2, a3, b0, b1, b2, b3;
     const uint32_t *p = (const uint32_t *)(const void *)c, *w; /* first the context */
     uint32_t x, y, t, u;
@@ -234,7 +234,7 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
         "str %[x], [sp, #8]\n\t"
         "tst %[t], #" MF_PAIR_STR(MF_PAIR_LAST) "\n\t" /* (t: channel 3's right shift) */
         "bne 50f\n\t"
-        "60:\n\t" /* the next block's biases, the window, its end; to its chunks */
+        "60:\n\t" /* the next block's biases, the window; to its chunks */
         "ldr %[a0], [%[w]], #16\n\t"
         "ldr %[a1], [%[w], #-12]\n\t"
         "ldr %[a2], [%[w], #-8]\n\t"
@@ -244,10 +244,10 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
         "ldr %[b2], [%[w], #-8]\n\t"
         "ldr %[b3], [%[w], #-4]\n\t"
         "ldr %[p], [sp, #0]\n\t"
-        "ldr %[x], [sp, #4]\n\t"
         "ldr pc, [sp, #16]\n\t"
         "40:\n\t" /* pixel A alone, two chunks a turn (an odd count enters at the second); then
                      * B's values are A's */
+        "ldr %[x], [sp, #4]\n\t"
         "sub %[t], %[x], %[p]\n\t"
         "tst %[t], #32\n\t"
         "bne 42f\n\t"
