@@ -180,24 +180,20 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
         "strd %[x], %[y], [sp, #0]\n\t"
         "strd %[t], %[u], [sp, #8]\n\t"
         /* [16]: four chunks a turn (the loop's test and branch, 6 cycles, once per 256 MACs),
-         * entered at the count mod 4 = 2 C + N (bits 6 and 5 of the window's bytes, shifted out
-         * and to the top): 21 for 0, 24 for 1, 23 for 2, 22 for 3; 40 for a lone pixel */
+         * entered at the count mod 4 (bits 6 and 5 of the window's bytes): from the table at 9,
+         * 21 for 0, 24 for 1, 23 for 2, 22 for 3; 40 for a lone pixel */
         "sub %[x], %[y], %[x]\n\t"
-        "lsls %[x], %[x], #26\n\t"
-        "adr %[t], 21f\n\t"
-        "it mi\n\t"
-        "adrmi %[t], 24f\n\t"
-        "bcc 1f\n\t"
-        "adr %[t], 23f\n\t"
-        "it mi\n\t"
-        "adrmi %[t], 22f\n\t"
-        "1:\n\t"
+        "ubfx %[x], %[x], #5, #2\n\t"
+        "adr %[t], 9f\n\t"
         "cmp %[u], #0\n\t"
         "it eq\n\t"
-        "adreq %[t], 40f\n\t"
-        "orr %[t], %[t], #1\n\t" /* (a Thumb address) */
+        "moveq %[x], #4\n\t"
+        "ldr %[t], [%[t], %[x], lsl #2]\n\t"
         "str %[t], [sp, #16]\n\t"
         "b 60f\n\t"
+        ".p2align 2\n"
+        "9:\n\t" /* (Thumb addresses) */
+        ".word 21f + 1, 24f + 1, 23f + 1, 22f + 1, 40f + 1\n\t"
         "21:\n\t" MF_PAIR_CHUNK
         "22:\n\t" MF_PAIR_CHUNK
         "23:\n\t" MF_PAIR_CHUNK
