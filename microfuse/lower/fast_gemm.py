@@ -92,7 +92,7 @@ def mixed_fits(taps: np.ndarray, quant: np.ndarray, lshift: int) -> bool:
 
 
 def pair_weights(taps: np.ndarray) -> np.ndarray:
-    """int8 weights [channels, depth] (depth % 8 == 0) -> mf_pair_blocks' words: channels in blocks
+    """int8 weights [channels, depth] (depth % 4 == 0) -> mf_pair_blocks' words: channels in blocks
     of 4 (zero channels pad the last), per block per 4 window values v0..v3 four words, for the
     even values (v0, v2) then the odd ones (v1, v3), channels 0-1 then 2-3, each word two int16
     lanes, (v, v+2), of the channels mixed: 256 w[c'] + w[c] (bytes [c v, c' v, c v+2, c' v+2]
@@ -166,11 +166,11 @@ def narrow_order(w: np.ndarray) -> np.ndarray:
 
 
 def narrow_depth(op: Op) -> int:
-    """narrow_order's values rounded up to whole 8-value chunks (mf_pair_blocks' step)."""
+    """narrow_order's values, whole 4-value groups (mf_pair_blocks enters a window of 8 n + 4
+    values at its first chunk's second half)."""
     _, kh, kw, ic = op.inputs[1].shape
     whole = kw * ic // 4 * 4
-    values = kh * whole + -(-kh * (kw * ic - whole) // 4) * 4
-    return -(-values // 8) * 8
+    return kh * whole + -(-kh * (kw * ic - whole) // 4) * 4
 
 
 def narrow_band(k_h: int, k_w: int, in_c: int, out_w: int, stride_w: int) -> int:

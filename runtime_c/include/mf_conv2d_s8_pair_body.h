@@ -88,17 +88,19 @@ typedef struct {
     "smlad %[b2], %[y], %[u], %[b2]\n\t"
 /* One chunk of 8 values (64 MACs): the buffer's 32 bytes (4 words per 4 values), the weights'
  * 32 (per 4 values: even channels 0-1, 2-3, odd 0-1, 2-3); both pointers post-incremented by the
- * first loads. */
+ * first loads (MF_PAIR_CHUNK0, its first 4 values), so that MF_PAIR_CHUNK1, the other 4, can be
+ * entered alone with both 16 bytes into their next chunk: a window of 8 n + 4 values. */
 #if MF_PAIR_B == 1 /* both pixels' words side by side: one LDRD */
 #define MF_PAIR_XY(first, second) "ldrd %[x], %[y], " first
 #else
 #define MF_PAIR_XY(first, second) "ldr %[x], " first "\n\tldr %[y], " second
 #endif
-#define MF_PAIR_CHUNK                                                                           \
+#define MF_PAIR_CHUNK0                                                                          \
     MF_PAIR_HALF(MF_PAIR_XY("[%[p]], #32", MF_PAIR_AT(0, 1, 0)), "ldr %[t], [%[w]], #32",       \
                  "ldr %[u], [%[w], #-28]")                                                      \
     MF_PAIR_HALF(MF_PAIR_XY(MF_PAIR_AT(0, 0, 1), MF_PAIR_AT(0, 1, 1)), "ldr %[t], [%[w], #-24]", \
-                 "ldr %[u], [%[w], #-20]")                                                      \
+                 "ldr %[u], [%[w], #-20]")
+#define MF_PAIR_CHUNK1                                                                          \
     MF_PAIR_HALF(MF_PAIR_XY(MF_PAIR_AT(1, 0, 0), MF_PAIR_AT(1, 1, 0)), "ldr %[t], [%[w], #-16]", \
                  "ldr %[u], [%[w], #-12]")                                                      \
     MF_PAIR_HALF(MF_PAIR_XY(MF_PAIR_AT(1, 0, 1), MF_PAIR_AT(1, 1, 1)), "ldr %[t], [%[w], #-8]",  \
@@ -119,10 +121,12 @@ typedef struct {
     "smlad %[a3], %[u], %[b3], %[a3]\n\t"                                                     \
     "sxtb16 %[b3], %[b3]\n\t"                                                                 \
     "smlad %[a2], %[u], %[b3], %[a2]\n\t"
-/* Pixel A alone, one chunk of 8 values (32 MACs), both pointers post-incremented by the first loads. */
-#define MF_PAIR_LONE_CHUNK                                                                               \
+/* Pixel A alone, one chunk of 8 values (32 MACs), both pointers post-incremented by the first
+ * loads (MF_PAIR_LONE0; MF_PAIR_LONE1 entered alone as MF_PAIR_CHUNK1). */
+#define MF_PAIR_LONE0                                                                                    \
     MF_PAIR_LONE4("ldr %[y], [%[p]], #32", "ldr %[u], " MF_PAIR_AT(0, 0, 1), "ldr %[b0], [%[w]], #32",  \
-                  "ldr %[b1], [%[w], #-28]", "ldr %[b2], [%[w], #-24]", "ldr %[b3], [%[w], #-20]")      \
+                  "ldr %[b1], [%[w], #-28]", "ldr %[b2], [%[w], #-24]", "ldr %[b3], [%[w], #-20]")
+#define MF_PAIR_LONE1                                                                                    \
     MF_PAIR_LONE4("ldr %[y], " MF_PAIR_AT(1, 0, 0), "ldr %[u], " MF_PAIR_AT(1, 0, 1),                    \
                   "ldr %[b0], [%[w], #-16]", "ldr %[b1], [%[w], #-12]", "ldr %[b2], [%[w], #-8]",       \
                   "ldr %[b3], [%[w], #-4]")
@@ -177,27 +181,35 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
         "ldrd %[x], %[y], [%[p], #0]\n\t"
         "ldrd %[t], %[u], [%[p], #12]\n\t" /* A's store, B's distance */
         "ldr %[w], [%[p], #28]\n\t"
-        "strd %[x], %[y], [sp, #0]\n\t"
         "strd %[t], %[u], [sp, #8]\n\t"
         /* [16]: four chunks a turn (the loop's test and branch, 6 cycles, once per 256 MACs),
-         * entered at the count mod 4 (bits 6 and 5 of the window's bytes): from the table at 9,
-         * 21 for 0, 24 for 1, 23 for 2, 22 for 3; 40 for a lone pixel */
-        "sub %[x], %[y], %[x]\n\t"
-        "ubfx %[x], %[x], #5, #2\n\t"
+         * entered at the count mod 4: 21 for 0, 24 for 1, 23 for 2, 22 for 3; a lone pixel's two
+         * a turn, 41 for an even count, 42 for an odd one (through 43, 44: its end first). A
+         * window of 8 n + 4 values (a narrow conv's) counts a first chunk of which it enters the
+         * second half (71-74, 91-92) through a stub (81-84, 45-46) that moves w 16 bytes on, the
+         * window ([0]) 16 bytes on too. From the table at 9 by the window's bytes' bits 6-4 (and
+         * 8 more for a lone pixel). */
+        "sub %[t], %[y], %[x]\n\t"
+        "str %[y], [sp, #4]\n\t"
+        "and %[y], %[t], #16\n\t"
+        "add %[x], %[x], %[y]\n\t"
+        "str %[x], [sp, #0]\n\t"
+        "ubfx %[x], %[t], #4, #3\n\t"
         "adr %[t], 9f\n\t"
         "cmp %[u], #0\n\t"
         "it eq\n\t"
-        "moveq %[x], #4\n\t"
+        "addeq %[x], %[x], #8\n\t"
         "ldr %[t], [%[t], %[x], lsl #2]\n\t"
         "str %[t], [sp, #16]\n\t"
         "b 60f\n\t"
         ".p2align 2\n"
         "9:\n\t" /* (Thumb addresses) */
-        ".word 21f + 1, 24f + 1, 23f + 1, 22f + 1, 40f + 1\n\t"
-        "21:\n\t" MF_PAIR_CHUNK
-        "22:\n\t" MF_PAIR_CHUNK
-        "23:\n\t" MF_PAIR_CHUNK
-        "24:\n\t" MF_PAIR_CHUNK
+        ".word 21f + 1, 84f + 1, 24f + 1, 83f + 1, 23f + 1, 82f + 1, 22f + 1, 81f + 1\n\t"
+        ".word 43f + 1, 46f + 1, 44f + 1, 45f + 1, 43f + 1, 46f + 1, 44f + 1, 45f + 1\n\t"
+        "21:\n\t" MF_PAIR_CHUNK0 "71:\n\t" MF_PAIR_CHUNK1
+        "22:\n\t" MF_PAIR_CHUNK0 "72:\n\t" MF_PAIR_CHUNK1
+        "23:\n\t" MF_PAIR_CHUNK0 "73:\n\t" MF_PAIR_CHUNK1
+        "24:\n\t" MF_PAIR_CHUNK0 "74:\n\t" MF_PAIR_CHUNK1
         "ldr %[x], [sp, #4]\n\t"
         "cmp %[p], %[x]\n\t"
         "bne 21b\n\t"
@@ -241,14 +253,11 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
         "ldr %[b3], [%[w], #-4]\n\t"
         "ldr %[p], [sp, #0]\n\t"
         "ldr pc, [sp, #16]\n\t"
-        "40:\n\t" /* pixel A alone, two chunks a turn (an odd count enters at the second); then
-                     * B's values are A's */
+        "43:\n\t" /* pixel A alone, two chunks a turn (x: the window's end); then B's values are A's */
         "ldr %[x], [sp, #4]\n\t"
-        "sub %[t], %[x], %[p]\n\t"
-        "tst %[t], #32\n\t"
-        "bne 42f\n\t"
-        "41:\n\t" MF_PAIR_LONE_CHUNK
-        "42:\n\t" MF_PAIR_LONE_CHUNK
+        "41:\n\t"
+        MF_PAIR_LONE0 "91:\n\t" MF_PAIR_LONE1
+        "42:\n\t" MF_PAIR_LONE0 "92:\n\t" MF_PAIR_LONE1
         "cmp %[p], %[x]\n\t"
         "bne 41b\n\t"
         "mov %[b0], %[a0]\n\t"
@@ -256,6 +265,29 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
         "mov %[b2], %[a2]\n\t"
         "mov %[b3], %[a3]\n\t"
         "b 30b\n\t"
+        "81:\n\t" /* the stubs: into a first chunk's second half, a lone pixel's end */
+        "add %[w], %[w], #16\n\t"
+        "b 71b\n\t"
+        "82:\n\t"
+        "add %[w], %[w], #16\n\t"
+        "b 72b\n\t"
+        "83:\n\t"
+        "add %[w], %[w], #16\n\t"
+        "b 73b\n\t"
+        "84:\n\t"
+        "add %[w], %[w], #16\n\t"
+        "b 74b\n\t"
+        "44:\n\t"
+        "ldr %[x], [sp, #4]\n\t"
+        "b 42b\n\t"
+        "45:\n\t"
+        "ldr %[x], [sp, #4]\n\t"
+        "add %[w], %[w], #16\n\t"
+        "b 91b\n\t"
+        "46:\n\t"
+        "ldr %[x], [sp, #4]\n\t"
+        "add %[w], %[w], #16\n\t"
+        "b 92b\n\t"
         "50:\n\t"
         "add sp, sp, #24\n\t"
         : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [b0] "=&r"(b0), [b1] "=&r"(b1),
