@@ -181,19 +181,15 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
         "ldrd %[x], %[y], [%[p], #0]\n\t"
         "ldrd %[t], %[u], [%[p], #12]\n\t" /* A's store, B's distance */
         "ldr %[w], [%[p], #28]\n\t"
+        "strd %[x], %[y], [sp, #0]\n\t"
         "strd %[t], %[u], [sp, #8]\n\t"
         /* [16]: four chunks a turn (the loop's test and branch, 6 cycles, once per 256 MACs),
          * entered at the count mod 4: 21 for 0, 24 for 1, 23 for 2, 22 for 3; a lone pixel's two
          * a turn, 41 for an even count, 42 for an odd one (through 43, 44: its end first). A
          * window of 8 n + 4 values (a narrow conv's) counts a first chunk of which it enters the
-         * second half (71-74, 91-92) through a stub (81-84, 45-46) that moves w 16 bytes on, the
-         * window ([0]) 16 bytes on too. From the table at 9 by the window's bytes' bits 6-4 (and
-         * 8 more for a lone pixel). */
+         * second half (71-74, 91-92) through a stub (81-84, 45-46) that moves w and p 16 bytes
+         * on. From the table at 9 by the window's bytes' bits 6-4 (8 more for a lone pixel). */
         "sub %[t], %[y], %[x]\n\t"
-        "str %[y], [sp, #4]\n\t"
-        "and %[y], %[t], #16\n\t"
-        "add %[x], %[x], %[y]\n\t"
-        "str %[x], [sp, #0]\n\t"
         "ubfx %[x], %[t], #4, #3\n\t"
         "adr %[t], 9f\n\t"
         "cmp %[u], #0\n\t"
@@ -267,15 +263,19 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
         "b 30b\n\t"
         "81:\n\t" /* the stubs: into a first chunk's second half, a lone pixel's end */
         "add %[w], %[w], #16\n\t"
+        "add %[p], %[p], #16\n\t"
         "b 71b\n\t"
         "82:\n\t"
         "add %[w], %[w], #16\n\t"
+        "add %[p], %[p], #16\n\t"
         "b 72b\n\t"
         "83:\n\t"
         "add %[w], %[w], #16\n\t"
+        "add %[p], %[p], #16\n\t"
         "b 73b\n\t"
         "84:\n\t"
         "add %[w], %[w], #16\n\t"
+        "add %[p], %[p], #16\n\t"
         "b 74b\n\t"
         "44:\n\t"
         "ldr %[x], [sp, #4]\n\t"
@@ -283,10 +283,12 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
         "45:\n\t"
         "ldr %[x], [sp, #4]\n\t"
         "add %[w], %[w], #16\n\t"
+        "add %[p], %[p], #16\n\t"
         "b 91b\n\t"
         "46:\n\t"
         "ldr %[x], [sp, #4]\n\t"
         "add %[w], %[w], #16\n\t"
+        "add %[p], %[p], #16\n\t"
         "b 92b\n\t"
         "50:\n\t"
         "add sp, sp, #24\n\t"
