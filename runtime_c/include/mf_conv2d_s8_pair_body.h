@@ -8,14 +8,15 @@
  * even and odd int16 pairs, then pixel B's; in lockstep when their runs match, mf_gemm_segments,
  * else each window into its half), and then computes four channels of both pixels in one pass
  * per block (8 accumulators): per two window values (an even or odd half of four) 2 buffer loads
- * and 2 weight words, each two channels' weights mixed in int16 lanes, 256 w' + w (lower/fast_gemm.py
- * pair_weights): SXTB16 gives w's int16 pair, and the word as it is accumulates 256 times the odd
- * channel's sum plus the even one's, taken apart once a block: 4 loads, 2 SXTB16, 8 SMLAD per 16
- * MACs, a weight word serving both pixels. A call's odd last pixel runs alone through the same buffer
- * and block loop (its own chunk loop, 8 MACs per 3 loads). Windows up to MF_PAIR_WIDE values (the
- * lowering's bound). The params are mf_conv2d_s8_gemm's, the channel table in the weights' stream
- * (lower/fast_gemm.py pair_stream: the odd channels' biases mixed as their weights), on every core (the Helium lowering skips this kernel; an Arm core without DSP runs
- * the portable loop).
+ * and 2 weight words, each two channels' weights mixed in int16 lanes, 256 w' + w
+ * (lower/fast_gemm.py pair_weights): SXTB16 gives w's int16 pair, and the word as it is
+ * accumulates 256 times the odd channel's sum plus the even one's, taken apart once a block: 4
+ * loads, 2 SXTB16, 8 SMLAD per 16 MACs, a weight word serving both pixels. A call's odd last
+ * pixel runs alone through the same buffer and block loop (its own chunk loop, 8 MACs per 3
+ * loads). Windows up to MF_PAIR_WIDE values (the lowering's bound). The params are
+ * mf_conv2d_s8_gemm's, the weights and channel table one stream (lower/fast_gemm.py
+ * pair_stream), on every core (the Helium lowering skips this kernel; an Arm core without DSP
+ * runs the portable loop).
  *
  * Access order (the planner's unstaged pixel units): both windows are read (into the buffer)
  * before the pair's first store; the blocks store straight into the output when there is
