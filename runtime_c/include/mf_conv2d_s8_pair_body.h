@@ -131,20 +131,18 @@ typedef struct {
     MF_PAIR_LONE4("ldr %[y], " MF_PAIR_AT(1, 0, 0), "ldr %[u], " MF_PAIR_AT(1, 0, 1),                    \
                   "ldr %[b0], [%[w], #-16]", "ldr %[b1], [%[w], #-12]", "ldr %[b2], [%[w], #-8]",       \
                   "ldr %[b3], [%[w], #-4]")
-/* Requantize channel j of both pixels (accumulators a, b, already shifted left): the stream's
- * (mult x, round y, right shift t) at w, which moves past them; u a temporary. */
-#define MF_PAIR_RQ(a, b)                                          \
-    "ldr %[x], [%[w]], #12\n\t"                                   \
-    "ldr %[y], [%[w], #-8]\n\t"                                   \
-    "ldr %[t], [%[w], #-4]\n\t"                                   \
-    "smmlar %[u], %[" a "], %[x], %[y]\n\t"                       \
-    "smmlar %[y], %[" b "], %[x], %[y]\n\t"                       \
-    "add %[u], %[u], %[" a "], asr #31\n\t"                       \
-    "add %[y], %[y], %[" b "], asr #31\n\t"                       \
-    "asr %[u], %[u], %[t]\n\t"                                    \
-    "asr %[y], %[y], %[t]\n\t"                                    \
-    "ssat %[" a "], #8, %[u]\n\t"                                 \
-    "ssat %[" b "], #8, %[y]\n\t"
+/* Requantize channel j of both pixels (accumulators a, b, already shifted left) by the stream's
+ * mult m, round r, right shift s (registers loaded ahead, in as few runs of loads as the free
+ * registers allow); tmp a temporary, r takes B's value. */
+#define MF_PAIR_RQ(a, b, m, r, s, tmp)                                       \
+    "smmlar %[" tmp "], %[" a "], %[" m "], %[" r "]\n\t"                  \
+    "smmlar %[" r "], %[" b "], %[" m "], %[" r "]\n\t"                    \
+    "add %[" tmp "], %[" tmp "], %[" a "], asr #31\n\t"                    \
+    "add %[" r "], %[" r "], %[" b "], asr #31\n\t"                        \
+    "asr %[" tmp "], %[" tmp "], %[" s "]\n\t"                             \
+    "asr %[" r "], %[" r "], %[" s "]\n\t"                                 \
+    "ssat %[" a "], #8, %[" tmp "]\n\t"                                    \
+    "ssat %[" b "], #8, %[" r "]\n\t"
 #endif
 
 #if !MF_ASM_LOOPS
@@ -224,10 +222,27 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
         "asr %[b1], %[b1], #7\n\t"
         "asr %[a3], %[a3], #7\n\t"
         "asr %[b3], %[b3], #7\n\t"
-        MF_PAIR_RQ("a0", "b0") MF_PAIR_RQ("a1", "b1")
-        MF_PAIR_RQ("a2", "b2") MF_PAIR_RQ("a3", "b3")
+        /* the table (per channel mult, round, right shift) in three runs of loads, p a temporary:
+         * channel 0's and 1's mult, the rest of 1's and 2's mult, then all of 2 and 3 into the
+         * registers that channel 1's values, packed, leave */
+        "ldr %[x], [%[w]], #48\n\t"
+        "ldr %[y], [%[w], #-44]\n\t"
+        "ldr %[t], [%[w], #-40]\n\t"
+        "ldr %[u], [%[w], #-36]\n\t"
+        MF_PAIR_RQ("a0", "b0", "x", "y", "t", "p")
+        "ldr %[y], [%[w], #-32]\n\t"
+        "ldr %[t], [%[w], #-28]\n\t"
+        "ldr %[x], [%[w], #-24]\n\t"
+        MF_PAIR_RQ("a1", "b1", "u", "y", "t", "p")
         "bfi %[a0], %[a1], #8, #8\n\t"
         "bfi %[b0], %[b1], #8, #8\n\t"
+        "ldr %[y], [%[w], #-20]\n\t"
+        "ldr %[t], [%[w], #-16]\n\t"
+        "ldr %[u], [%[w], #-12]\n\t"
+        "ldr %[a1], [%[w], #-8]\n\t"
+        "ldr %[b1], [%[w], #-4]\n\t"
+        MF_PAIR_RQ("a2", "b2", "x", "y", "t", "p")
+        MF_PAIR_RQ("a3", "b3", "u", "a1", "b1", "p")
         "bfi %[a0], %[a2], #16, #8\n\t"
         "bfi %[b0], %[b2], #16, #8\n\t"
         "bfi %[a0], %[a3], #24, #8\n\t"
@@ -237,7 +252,7 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
         "str %[b0], [%[x], %[y]]\n\t"
         "str %[a0], [%[x]], #4\n\t"
         "str %[x], [sp, #8]\n\t"
-        "tst %[t], #" MF_PAIR_STR(MF_PAIR_LAST) "\n\t" /* (t: channel 3's right shift) */
+        "tst %[b1], #" MF_PAIR_STR(MF_PAIR_LAST) "\n\t" /* (b1: channel 3's right shift) */
         "bne 50f\n\t"
         "60:\n\t" /* the next block's biases, the window; to its chunks */
         "ldr %[a0], [%[w]], #16\n\t"
