@@ -1,8 +1,9 @@
 """mf_conv2d_s8_pair: CONV_2D int8 two output pixels at a time (mf_conv2d_s8_pair_body.h); and
 mf_conv2d_s8_narrow, its block loop on the gathered windows of a conv on 1..4 input channels.
 
-It shares mf_conv2d_s8_gemm's params and channel table (lower/fast.py) but has its own weight
-layout (pair_weights: per 4 window values, two words per half, each two channels' bytes), and
+It shares mf_conv2d_s8_gemm's params (lower/fast.py) but has its own weight layout, which holds
+the channel table too (pair_stream: per block of 4 channels its biases, pair_weights' mixed words,
+its requantization; the params' quant is NULL), and
 takes the convs on whole 8-value chunks whose window fits its sign-extended buffer and whose
 channels fit its stage of both pixels (or that need no stage)."""
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import UnsupportedError
 from ..ir import Op
 from . import fast
 from .call import ConstArray
@@ -43,7 +45,7 @@ def pair_fits(op: Op, level: str) -> bool:
     least = MIN_IN_C if kh * kw > 1 else MIN_IN_C_STRIDED_1X1 if strided else \
         MIN_IN_C_WIDE_1X1 if wide else MIN_IN_C_1X1
     if ic % 8 or ic < least or kh * kw * ic > PAIR_WIDE or op.attrs.dilation_w != 1 or pixels < 2 \
-            or not fast.conv_gemm_fits(op, level):
+            or not fast.conv_gemm_fits(op, level) or not mixable(op):
         return False
     return op.outputs[0].shape[-1] <= PAIR_OUT_MAX or unstaged(op)
 
@@ -69,22 +71,74 @@ def pair_sizes(params: dict) -> dict[str, int]:
     return {"MF_PAIR_WINDOWS": int(not pointwise), **({"MF_PAIR_WIDE": depth} if depth <= PAIR_WIDE else {})}
 
 
+MIX_BOUND = 1 << 23  # |accumulator| of an odd channel: 256 times it must fit an int32 (mixed)
+# mf_pair_blocks shifts left by 1 (the shortcut's left + 1 with left 0: lower/fast.py fast_quant
+# takes no channel with a left shift), an odd channel's 256 acc right by 7
+MIX_LSHIFT = 1
+
+
+def mixable(op: Op) -> bool:
+    """The op's weights and table suit pair_weights' mixed words (mf_pair_blocks' odd channels):
+    no weight pair whose mixed int16 lane leaves int16, and every live odd channel's accumulator
+    within MIX_BOUND (|bias| + 128 sum|w|), and the loop's left shift, MIX_LSHIFT."""
+    taps = fast.conv_taps(op)
+    fields = fast.quant_fields(requant_params(op, op.inputs[1], 0, taps), taps)
+    return fields is not None and mixed_fits(taps, fields["quant"].data, int(fields["lshift"]))
+
+
+def mixed_fits(taps: np.ndarray, quant: np.ndarray, lshift: int) -> bool:
+    """mixable on int8 weights [channels, depth] and mf_fast.h's channel table (blocks of 4)."""
+    w = fast.pad_to(np.asarray(taps, np.int64), 0, 4)
+    if lshift != MIX_LSHIFT or np.any((w[1::2] == -128) & (w[0::2] < 0)):
+        return False
+    q = np.asarray(quant, np.int64).reshape(-1, 4, 4)  # [block, bias / mult / round / rshift, channel]
+    bias, mult = q[:, 0].reshape(-1), q[:, 1].reshape(-1)
+    bound = np.abs(bias) + 128 * np.abs(w).sum(axis=1)
+    odd = np.arange(len(bias)) % 2 == 1
+    return not np.any(odd & (mult != 0) & (bound >= MIX_BOUND))
+
+
 def pair_weights(taps: np.ndarray) -> np.ndarray:
-    """int8 weights [channels, depth] (depth % 8 == 0) -> mf_pair_blocks' words: channels in blocks
+    """int8 weights [channels, depth] (depth % 4 == 0) -> mf_pair_blocks' words: channels in blocks
     of 4 (zero channels pad the last), per block per 4 window values v0..v3 four words, for the
-    even values (v0, v2) then the odd ones (v1, v3), channels 0-1 then 2-3, each word's bytes
-    [c v, c' v, c v+2, c' v+2]: SXTB16 gives channel c's int16 pair, SXTB16 ROR 8 channel c''s,
-    to multiply the buffer's (v, v+2) pairs of both pixels."""
+    even values (v0, v2) then the odd ones (v1, v3), channels 0-1 then 2-3, each word two int16
+    lanes, (v, v+2), of the channels mixed: 256 w[c'] + w[c] (bytes [c v, c' v, c v+2, c' v+2]
+    with c''s bytes less the borrow of c's sign). SXTB16 gives channel c's int16 pair; the word
+    itself, multiplied with the buffer's (v, v+2) pairs of both pixels, 256 times channel c''s sum
+    plus c's, which mf_pair_blocks takes apart at the end. mixed_fits: every lane fits int16."""
     w = fast.pad_to(np.asarray(taps, np.int8), 0, 4)
     nb, depth = w.shape[0] // 4, w.shape[1]
-    # axes (block, channel pair, channel in pair, group of 4 values, value pair k, half h): v = 2k + h
-    w = w.reshape(nb, 2, 2, depth // 4, 2, 2).transpose(0, 3, 5, 1, 4, 2)
-    return fast.words(w)
+    # axes (block, group of 4 values, half h, channel pair, value pair k, channel in pair): v = 2k + h
+    w = w.reshape(nb, 2, 2, depth // 4, 2, 2).transpose(0, 3, 5, 1, 4, 2).astype(np.int16)
+    w[..., 1] -= w[..., 0] < 0  # the high byte of the lane 256 w[c'] + w[c]
+    if np.any(w[..., 1] < -128):
+        raise UnsupportedError("pair_weights: a mixed lane out of int16 range (mixed_fits)")
+    return fast.words(w.astype(np.int8))
+
+
+PAIR_LAST = 256  # mf_pair_blocks' MF_PAIR_LAST: the last block's flag, in its channel 3's right shift
+
+
+def pair_stream(taps: np.ndarray, quant: ConstArray) -> ConstArray:
+    """mf_pair_blocks' one stream of words: per block of 4 channels its biases (the odd channels'
+    mixed as their weights: 256 b[c'] + b[c], wrapping as the accumulator does), its pair_weights
+    words, then per channel (multiplier, round, right shift) from mf_fast.h's channel table; the
+    last block's channel 3 right shift carries PAIR_LAST (ASR takes a register's low byte only),
+    so the loop walks one pointer and needs no count."""
+    q = np.asarray(quant.data, np.int64).reshape(-1, 4, 4).copy()  # [block, field, channel]
+    nb = len(q)
+    q[:, 0, 1::2] = 256 * q[:, 0, 1::2] + q[:, 0, 0::2]
+    q[-1, 3, 3] |= PAIR_LAST
+    q = (q + 2**31) % 2**32 - 2**31
+    w = pair_weights(taps).reshape(nb, -1)
+    table = q[:, 1:].transpose(0, 2, 1).reshape(nb, 12)  # [block, channel, mult / round / rshift]
+    stream = np.concatenate([q[:, 0], w, table], axis=1).astype(np.int32)
+    return ConstArray("weights", np.ascontiguousarray(stream).reshape(-1))
 
 
 def pair_prepare(op: Op, ref: dict) -> dict:
     params = fast.conv_gemm_prepare(op, ref)
-    return {**params, "weights": ConstArray("weights", pair_weights(fast.conv_taps(op)))}
+    return {**params, "quant": "NULL", "weights": pair_stream(fast.conv_taps(op), params["quant"])}
 
 
 MAC_COST = 1.25  # instructions per MAC measured: KWS's 64-channel 1x1 convs (1.43 before one pass a block)
@@ -119,11 +173,11 @@ def narrow_order(w: np.ndarray) -> np.ndarray:
 
 
 def narrow_depth(op: Op) -> int:
-    """narrow_order's values rounded up to whole 8-value chunks (mf_pair_blocks' step)."""
+    """narrow_order's values, whole 4-value groups (mf_pair_blocks enters a window of 8 n + 4
+    values at its first chunk's second half)."""
     _, kh, kw, ic = op.inputs[1].shape
     whole = kw * ic // 4 * 4
-    values = kh * whole + -(-kh * (kw * ic - whole) // 4) * 4
-    return -(-values // 8) * 8
+    return kh * whole + -(-kh * (kw * ic - whole) // 4) * 4
 
 
 def narrow_reads(k_h: int, k_w: int, in_c: int, out_w: int, stride_w: int) -> np.ndarray:
@@ -153,7 +207,7 @@ def narrow_fits(op: Op, level: str) -> bool:
     band = narrow_band(kh, kw, ic, op.outputs[0].shape[2], op.attrs.stride_w)
     if ic > NARROW_IN_C or op.fused or pixels < 2 or kh > fast.ROWS_MAX or op.attrs.dilation_w != 1 \
             or op.attrs.stride_w < NARROW_MIN_STRIDE or narrow_depth(op) > fast.GATHER_MAX \
-            or band > NARROW_BAND or not fast.conv_gemm_fits(op, level):
+            or band > NARROW_BAND or not fast.conv_gemm_fits(op, level) or not mixable(op):
         return False
     return op.outputs[0].shape[-1] <= PAIR_OUT_MAX or unstaged(op)
 
@@ -166,8 +220,8 @@ def narrow_prepare(op: Op, ref: dict) -> dict:
     padded = np.pad(rows, ((0, 0), (0, depth - rows.shape[1])))  # zero weights past the window
     params = fast.conv_gemm_prepare(op, ref)
     reads = narrow_reads(*(params[k] for k in ("k_h", "k_w", "in_c", "out_w", "stride_w")))
-    return {**params, "depth": depth, "zrow": ConstArray("reads", reads),
-            "weights": ConstArray("weights", pair_weights(padded))}
+    return {**params, "depth": depth, "zrow": ConstArray("reads", reads), "quant": "NULL",
+            "weights": pair_stream(padded, params["quant"])}
 
 
 def narrow_sizes(params: dict) -> dict[str, int]:

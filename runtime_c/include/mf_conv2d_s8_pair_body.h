@@ -8,13 +8,15 @@
  * even and odd int16 pairs, then pixel B's; in lockstep when their runs match, mf_gemm_segments,
  * else each window into its half), and then computes four channels of both pixels in one pass
  * per block (8 accumulators): per two window values (an even or odd half of four) 2 buffer loads
- * and 2 weight words, each holding two channels' bytes (lower/fast_gemm.py pair_weights: SXTB16
- * and SXTB16 ROR 8 give their int16 pairs), 8 SMLAD: 4 loads, 4 SXTB16, 8 SMLAD per 16 MACs, a
- * weight word serving both pixels. A call's odd last pixel runs alone through the same buffer
- * and block loop (its own chunk loop, 8 MACs per 3 loads). Windows up to MF_PAIR_WIDE values (the
- * lowering's bound). The params and channel table are mf_conv2d_s8_gemm's, the weights the pair
- * layout's on every core (the Helium lowering skips this kernel; an Arm core without DSP runs
- * the portable loop).
+ * and 2 weight words, each two channels' weights mixed in int16 lanes, 256 w' + w
+ * (lower/fast_gemm.py pair_weights): SXTB16 gives w's int16 pair, and the word as it is
+ * accumulates 256 times the odd channel's sum plus the even one's, taken apart once a block: 4
+ * loads, 2 SXTB16, 8 SMLAD per 16 MACs, a weight word serving both pixels. A call's odd last
+ * pixel runs alone through the same buffer and block loop (its own chunk loop, 8 MACs per 3
+ * loads). Windows up to MF_PAIR_WIDE values (the lowering's bound). The params are
+ * mf_conv2d_s8_gemm's, the weights and channel table one stream (lower/fast_gemm.py
+ * pair_stream), on every core (the Helium lowering skips this kernel; an Arm core without DSP
+ * runs the portable loop).
  *
  * Access order (the planner's unstaged pixel units): both windows are read (into the buffer)
  * before the pair's first store; the blocks store straight into the output when there is
@@ -61,179 +63,216 @@ typedef struct {
     const uint32_t *wide; /* 0: both windows sign-extended, 4 words per 4 values (MF_PAIR_ODD,
                              MF_PAIR_B) */
     const uint32_t *end;  /* 4: its end (wide + depth) */
-    const int32_t *qb;    /* 8: the first block's table */
+    const int32_t *qb;    /* 8: (unused: the table is in the stream w) */
     int8_t *sta;          /* 12: where pixel A's first block goes */
     int32_t delta;        /* 16: bytes from pixel A's values to B's (0: A alone, B unread) */
-    int32_t lshift;       /* 20 */
-    int32_t blocks;       /* 24: blocks of 4 channels (>= 1) */
-    const uint32_t *w;    /* 28: the first block's weights (mf_pair_weights' layout) */
+    int32_t lshift;       /* 20: 1 (the loop's left shift: lower/fast_gemm.py mixed_fits) */
+    int32_t blocks;       /* 24: blocks of 4 channels (>= 1; the stream marks the last) */
+    const uint32_t *w;    /* 28: the stream: per block its biases, weights, table (lower/fast_gemm.py
+                             pair_stream) */
 } mf_pair_ctx;
 
 #if MF_ASM_LOOPS
 /* Two of four values of both pixels (lxy: their buffer words, the even or odd halves, into x
- * and y) and the four channels (weight words lw, lr: channels 0-1, 2-3): 4 loads (3 with an
- * LDRD), 4 SXTB16, 8 SMLAD. */
-#define MF_PAIR_HALF(lxy, lw, lr)                                                               \
-    lxy "\n\t" lw "\n\t"                                                                          \
-    "sxtb16 %[u], %[t], ror #8\n\t"                                                             \
+ * and y) and the four channels (mixed weight words lt, lu: channels 0-1 into t, 2-3 into u, all
+ * four loads in a row, so that three pipeline): each word first multiplies as it is into its odd
+ * channel's mixed accumulator (a1 b1, a3 b3), then SXTB16 in place gives its even channel's int16
+ * pair: 4 loads (3 with an LDRD), 2 SXTB16, 8 SMLAD. */
+#define MF_PAIR_HALF(lxy, lt, lu)                                                               \
+    lxy "\n\t" lt "\n\t" lu "\n\t"                                                              \
+    "smlad %[a1], %[x], %[t], %[a1]\n\t"                                                        \
+    "smlad %[b1], %[y], %[t], %[b1]\n\t"                                                        \
     "sxtb16 %[t], %[t]\n\t"                                                                     \
     "smlad %[a0], %[x], %[t], %[a0]\n\t"                                                        \
     "smlad %[b0], %[y], %[t], %[b0]\n\t"                                                        \
-    "smlad %[a1], %[x], %[u], %[a1]\n\t"                                                        \
-    "smlad %[b1], %[y], %[u], %[b1]\n\t" lr "\n\t"                                              \
-    "sxtb16 %[u], %[t], ror #8\n\t"                                                             \
-    "sxtb16 %[t], %[t]\n\t"                                                                     \
-    "smlad %[a2], %[x], %[t], %[a2]\n\t"                                                        \
-    "smlad %[b2], %[y], %[t], %[b2]\n\t"                                                        \
     "smlad %[a3], %[x], %[u], %[a3]\n\t"                                                        \
-    "smlad %[b3], %[y], %[u], %[b3]\n\t"
+    "smlad %[b3], %[y], %[u], %[b3]\n\t"                                                        \
+    "sxtb16 %[u], %[u]\n\t"                                                                     \
+    "smlad %[a2], %[x], %[u], %[a2]\n\t"                                                        \
+    "smlad %[b2], %[y], %[u], %[b2]\n\t"
 /* One chunk of 8 values (64 MACs): the buffer's 32 bytes (4 words per 4 values), the weights'
  * 32 (per 4 values: even channels 0-1, 2-3, odd 0-1, 2-3); both pointers post-incremented by the
- * first loads. */
+ * first loads (MF_PAIR_CHUNK0, its first 4 values), so that MF_PAIR_CHUNK1, the other 4, can be
+ * entered alone with both 16 bytes into their next chunk: a window of 8 n + 4 values. */
 #if MF_PAIR_B == 1 /* both pixels' words side by side: one LDRD */
 #define MF_PAIR_XY(first, second) "ldrd %[x], %[y], " first
 #else
 #define MF_PAIR_XY(first, second) "ldr %[x], " first "\n\tldr %[y], " second
 #endif
-#define MF_PAIR_CHUNK                                                                           \
+#define MF_PAIR_CHUNK0                                                                          \
     MF_PAIR_HALF(MF_PAIR_XY("[%[p]], #32", MF_PAIR_AT(0, 1, 0)), "ldr %[t], [%[w]], #32",       \
-                 "ldr %[t], [%[w], #-28]")                                                      \
+                 "ldr %[u], [%[w], #-28]")                                                      \
     MF_PAIR_HALF(MF_PAIR_XY(MF_PAIR_AT(0, 0, 1), MF_PAIR_AT(0, 1, 1)), "ldr %[t], [%[w], #-24]", \
-                 "ldr %[t], [%[w], #-20]")                                                      \
+                 "ldr %[u], [%[w], #-20]")
+#define MF_PAIR_CHUNK1                                                                          \
     MF_PAIR_HALF(MF_PAIR_XY(MF_PAIR_AT(1, 0, 0), MF_PAIR_AT(1, 1, 0)), "ldr %[t], [%[w], #-16]", \
-                 "ldr %[t], [%[w], #-12]")                                                      \
+                 "ldr %[u], [%[w], #-12]")                                                      \
     MF_PAIR_HALF(MF_PAIR_XY(MF_PAIR_AT(1, 0, 1), MF_PAIR_AT(1, 1, 1)), "ldr %[t], [%[w], #-8]",  \
-                 "ldr %[t], [%[w], #-4]")
-/* Pixel A alone: 4 values (A's even and odd words y, u) of the four channels (weight words
- * b0-b3): 6 loads, 8 SXTB16, 8 SMLAD. */
+                 "ldr %[u], [%[w], #-4]")
+/* Pixel A alone: 4 values (A's even and odd words y, u) of the four channels (mixed weight
+ * words b0-b3, each first as it is, then its SXTB16 in place): 6 loads, 4 SXTB16, 8 SMLAD. */
 #define MF_PAIR_LONE4(lx, ly, l0, l1, l2, l3)                                                   \
     lx "\n\t" ly "\n\t" l0 "\n\t" l1 "\n\t" l2 "\n\t" l3 "\n\t"                             \
-    "sxtb16 %[t], %[b0], ror #8\n\t"                                                          \
+    "smlad %[a1], %[y], %[b0], %[a1]\n\t"                                                     \
     "sxtb16 %[b0], %[b0]\n\t"                                                                 \
     "smlad %[a0], %[y], %[b0], %[a0]\n\t"                                                     \
-    "smlad %[a1], %[y], %[t], %[a1]\n\t"                                                      \
-    "sxtb16 %[t], %[b1], ror #8\n\t"                                                          \
+    "smlad %[a3], %[y], %[b1], %[a3]\n\t"                                                     \
     "sxtb16 %[b1], %[b1]\n\t"                                                                 \
     "smlad %[a2], %[y], %[b1], %[a2]\n\t"                                                     \
-    "smlad %[a3], %[y], %[t], %[a3]\n\t"                                                      \
-    "sxtb16 %[t], %[b2], ror #8\n\t"                                                          \
+    "smlad %[a1], %[u], %[b2], %[a1]\n\t"                                                     \
     "sxtb16 %[b2], %[b2]\n\t"                                                                 \
     "smlad %[a0], %[u], %[b2], %[a0]\n\t"                                                     \
-    "smlad %[a1], %[u], %[t], %[a1]\n\t"                                                      \
-    "sxtb16 %[t], %[b3], ror #8\n\t"                                                          \
+    "smlad %[a3], %[u], %[b3], %[a3]\n\t"                                                     \
     "sxtb16 %[b3], %[b3]\n\t"                                                                 \
-    "smlad %[a2], %[u], %[b3], %[a2]\n\t"                                                     \
-    "smlad %[a3], %[u], %[t], %[a3]\n\t"
-/* Pixel A alone, one chunk of 8 values (32 MACs), both pointers post-incremented by the first loads. */
-#define MF_PAIR_LONE_CHUNK                                                                               \
+    "smlad %[a2], %[u], %[b3], %[a2]\n\t"
+/* Pixel A alone, one chunk of 8 values (32 MACs), both pointers post-incremented by the first
+ * loads (MF_PAIR_LONE0; MF_PAIR_LONE1 entered alone as MF_PAIR_CHUNK1). */
+#define MF_PAIR_LONE0                                                                                    \
     MF_PAIR_LONE4("ldr %[y], [%[p]], #32", "ldr %[u], " MF_PAIR_AT(0, 0, 1), "ldr %[b0], [%[w]], #32",  \
-                  "ldr %[b1], [%[w], #-28]", "ldr %[b2], [%[w], #-24]", "ldr %[b3], [%[w], #-20]")      \
+                  "ldr %[b1], [%[w], #-28]", "ldr %[b2], [%[w], #-24]", "ldr %[b3], [%[w], #-20]")
+#define MF_PAIR_LONE1                                                                                    \
     MF_PAIR_LONE4("ldr %[y], " MF_PAIR_AT(1, 0, 0), "ldr %[u], " MF_PAIR_AT(1, 0, 1),                    \
                   "ldr %[b0], [%[w], #-16]", "ldr %[b1], [%[w], #-12]", "ldr %[b2], [%[w], #-8]",       \
                   "ldr %[b3], [%[w], #-4]")
-/* Requantize channel j of both pixels (accumulators a, b, already shifted left): table p (mult
- * x, round y, right shift t, u a temporary). */
-#define MF_PAIR_RQ(a, b, j)                                       \
-    "ldr %[x], [%[p], #(16 + 4 * " #j ")]\n\t"                    \
-    "ldr %[y], [%[p], #(32 + 4 * " #j ")]\n\t"                    \
-    "ldr %[t], [%[p], #(48 + 4 * " #j ")]\n\t"                    \
-    "smmlar %[u], %[" a "], %[x], %[y]\n\t"                       \
-    "smmlar %[y], %[" b "], %[x], %[y]\n\t"                       \
-    "add %[u], %[u], %[" a "], asr #31\n\t"                       \
-    "add %[y], %[y], %[" b "], asr #31\n\t"                       \
-    "asr %[u], %[u], %[t]\n\t"                                    \
-    "asr %[y], %[y], %[t]\n\t"                                    \
-    "ssat %[" a "], #8, %[u]\n\t"                                 \
-    "ssat %[" b "], #8, %[y]\n\t"
+/* Requantize channel j of both pixels (accumulators a, b, already shifted left) by the stream's
+ * mult m, round r, right shift s (registers loaded ahead, in as few runs of loads as the free
+ * registers allow); tmp a temporary, r takes B's value. */
+#define MF_PAIR_RQ(a, b, m, r, s, tmp)                                       \
+    "smmlar %[" tmp "], %[" a "], %[" m "], %[" r "]\n\t"                  \
+    "smmlar %[" r "], %[" b "], %[" m "], %[" r "]\n\t"                    \
+    "add %[" tmp "], %[" tmp "], %[" a "], asr #31\n\t"                    \
+    "add %[" r "], %[" r "], %[" b "], asr #31\n\t"                        \
+    "asr %[" tmp "], %[" tmp "], %[" s "]\n\t"                             \
+    "asr %[" r "], %[" r "], %[" s "]\n\t"                                 \
+    "ssat %[" a "], #8, %[" tmp "]\n\t"                                    \
+    "ssat %[" b "], #8, %[" r "]\n\t"
 #endif
 
-/* Every block of four channels of a pixel pair (c->wide): eight accumulators (both pixels' four
- * channels) start at the biases, take one pass over the window's chunks, are requantized, and
- * each pixel's four values are stored as one word, B's (at c->sta + c->delta) first, then A's
- * (c->sta), the block's 4 bytes on. c->blocks >= 1, at least one chunk. */
+#if !MF_ASM_LOOPS
+/* The odd channel's int16 pair of mixed weight word m (lanes 256 w' + w, lower/fast_gemm.py
+ * pair_weights) whose even channel's pair is e: each lane less e's, over 256 (exact). */
+MF_INLINE uint32_t mf_pair_odd(uint32_t m, uint32_t e)
+{
+    const int32_t lo = (int32_t)(int16_t)(uint16_t)(m & 0xFFFFu) - (int32_t)(int16_t)(uint16_t)(e & 0xFFFFu);
+    const int32_t hi = (int32_t)(int16_t)(uint16_t)(m >> 16) - (int32_t)(int16_t)(uint16_t)(e >> 16);
+    return ((uint32_t)(lo / 256) & 0xFFFFu) | (((uint32_t)(hi / 256) & 0xFFFFu) << 16);
+}
+#endif
+
+#define MF_PAIR_LAST 256 /* the last block's flag, in its channel 3's right shift (pair_stream) */
+
+/* Every block of four channels of a pixel pair (c->wide), walking the stream c->w: eight
+ * accumulators (both pixels' four channels) start at the block's biases, take one pass over the
+ * window's chunks, the odd channels are taken out of their mixed sums, all are requantized by the
+ * block's table, and each pixel's four values are stored as one word, B's (at c->sta + c->delta)
+ * first, then A's (c->sta), the block's 4 bytes on. At least one chunk. */
 MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
 {
 #if MF_ASM_LOOPS
     /* All 14 registers in the loop: the context is copied into a frame below the stack pointer
-     * ([4] the window's end, [8] the block's table, [12] A's next store, [24] where A's stores
-     * end). A block's biases are loaded at the end of the previous one, while its table pointer
-     * is live; the lone pixel is decided once a call (B's distance 0). */
+     * ([0] the window, [4] its end, [8] A's next store, [12] B's distance, [16] where a block's
+     * chunks start: the chunk loop's entry for the count mod 4, or the lone pixel's loop); the
+     * stream pointer w runs on from block to block. A block's biases (into
+     * both pixels' accumulators), the window and the jump to its chunks are one run of loads at
+     * the end of the previous block. */
     int32_t a0, a1, a2, a3, b0, b1, b2, b3;
     const uint32_t *p = (const uint32_t *)(const void *)c, *w; /* first the context */
     uint32_t x, y, t, u;
     __asm__ volatile(
-        "sub sp, sp, #32\n\t"
+        "sub sp, sp, #24\n\t"
         "ldrd %[x], %[y], [%[p], #0]\n\t"
+        "ldrd %[t], %[u], [%[p], #12]\n\t" /* A's store, B's distance */
+        "ldr %[w], [%[p], #28]\n\t"
         "strd %[x], %[y], [sp, #0]\n\t"
-        "ldrd %[x], %[y], [%[p], #16]\n\t" /* x: delta, kept */
-        "strd %[x], %[y], [sp, #16]\n\t"
-        "ldrd %[t], %[w], [%[p], #24]\n\t"
-        "ldrd %[p], %[y], [%[p], #8]\n\t" /* the table, A's store */
-        "strd %[p], %[y], [sp, #8]\n\t"
-        "add %[t], %[y], %[t], lsl #2\n\t" /* [24]: A's store after the last block */
-        "str %[t], [sp, #24]\n\t"
-        "ldrd %[a0], %[a1], [%[p]]\n\t" /* the first block's biases */
-        "ldrd %[a2], %[a3], [%[p], #8]\n\t"
-        "cmp %[x], #0\n\t"
-        "beq 40f\n\t"
-        "10:\n\t" /* block: a0-a3 hold its biases */
-        "ldrd %[p], %[x], [sp, #0]\n\t"
-        "mov %[b0], %[a0]\n\t"
-        "mov %[b1], %[a1]\n\t"
-        "mov %[b2], %[a2]\n\t"
-        "mov %[b3], %[a3]\n\t"
-        "sub %[x], %[x], %[p]\n\t"
-        /* four chunks a turn (the loop's test and branch, 6 cycles, once per 256 MACs), entered
-         * at the count mod 4 = 2 C + N: bits 6 and 5 of the bytes, shifted out and to the top */
-        "lsls %[x], %[x], #26\n\t"
-        "bcs 25f\n\t"
-        "bmi 24f\n\t"
-        "21:\n\t" MF_PAIR_CHUNK
-        "22:\n\t" MF_PAIR_CHUNK
-        "23:\n\t" MF_PAIR_CHUNK
-        "24:\n\t" MF_PAIR_CHUNK
+        "strd %[t], %[u], [sp, #8]\n\t"
+        /* [16]: four chunks a turn (the loop's test and branch, 6 cycles, once per 256 MACs),
+         * entered at the count mod 4: 21 for 0, 24 for 1, 23 for 2, 22 for 3; a lone pixel's two
+         * a turn, 41 for an even count, 42 for an odd one (through 43, 44: its end first). A
+         * window of 8 n + 4 values (a narrow conv's) counts a first chunk of which it enters the
+         * second half (71-74, 91-92) through a stub (81-84, 45-46) that moves w and p 16 bytes
+         * on. From the table at 9 by the window's bytes' bits 6-4 (8 more for a lone pixel). */
+        "sub %[t], %[y], %[x]\n\t"
+        "ubfx %[x], %[t], #4, #3\n\t"
+        "adr %[t], 9f\n\t"
+        "cmp %[u], #0\n\t"
+        "it eq\n\t"
+        "addeq %[x], %[x], #8\n\t"
+        "ldr %[t], [%[t], %[x], lsl #2]\n\t"
+        "str %[t], [sp, #16]\n\t"
+        "b 60f\n\t"
+        ".p2align 2\n"
+        "9:\n\t" /* (Thumb addresses) */
+        ".word 21f + 1, 84f + 1, 24f + 1, 83f + 1, 23f + 1, 82f + 1, 22f + 1, 81f + 1\n\t"
+        ".word 43f + 1, 46f + 1, 44f + 1, 45f + 1, 43f + 1, 46f + 1, 44f + 1, 45f + 1\n\t"
+        "21:\n\t" MF_PAIR_CHUNK0 "71:\n\t" MF_PAIR_CHUNK1
+        "22:\n\t" MF_PAIR_CHUNK0 "72:\n\t" MF_PAIR_CHUNK1
+        "23:\n\t" MF_PAIR_CHUNK0 "73:\n\t" MF_PAIR_CHUNK1
+        "24:\n\t" MF_PAIR_CHUNK0 "74:\n\t" MF_PAIR_CHUNK1
         "ldr %[x], [sp, #4]\n\t"
         "cmp %[p], %[x]\n\t"
         "bne 21b\n\t"
-        "30:\n\t" /* requantize (all eight shifted left first: x holds the shift), store */
-        "ldr %[p], [sp, #8]\n\t"
-        "ldr %[x], [sp, #20]\n\t"
-        "lsl %[a0], %[a0], %[x]\n\t"
-        "lsl %[a1], %[a1], %[x]\n\t"
-        "lsl %[a2], %[a2], %[x]\n\t"
-        "lsl %[a3], %[a3], %[x]\n\t"
-        "lsl %[b0], %[b0], %[x]\n\t"
-        "lsl %[b1], %[b1], %[x]\n\t"
-        "lsl %[b2], %[b2], %[x]\n\t"
-        "lsl %[b3], %[b3], %[x]\n\t"
-        MF_PAIR_RQ("a0", "b0", 0) MF_PAIR_RQ("a1", "b1", 1)
-        MF_PAIR_RQ("a2", "b2", 2) MF_PAIR_RQ("a3", "b3", 3)
+        "30:\n\t" /* the odd channels taken out of their mixed sums (256 acc: that less the even
+                     * one's), all eight shifted left by 1 (the odd ones' 256 right by 7), requantized */
+        "sub %[a1], %[a1], %[a0]\n\t"
+        "sub %[b1], %[b1], %[b0]\n\t"
+        "sub %[a3], %[a3], %[a2]\n\t"
+        "sub %[b3], %[b3], %[b2]\n\t"
+        "lsl %[a0], %[a0], #1\n\t"
+        "lsl %[b0], %[b0], #1\n\t"
+        "lsl %[a2], %[a2], #1\n\t"
+        "lsl %[b2], %[b2], #1\n\t"
+        "asr %[a1], %[a1], #7\n\t"
+        "asr %[b1], %[b1], #7\n\t"
+        "asr %[a3], %[a3], #7\n\t"
+        "asr %[b3], %[b3], #7\n\t"
+        /* the table (per channel mult, round, right shift) in three runs of loads, p a temporary:
+         * channel 0's and 1's mult, the rest of 1's and 2's mult, then all of 2 and 3 into the
+         * registers that channel 1's values, packed, leave */
+        "ldr %[x], [%[w]], #48\n\t"
+        "ldr %[y], [%[w], #-44]\n\t"
+        "ldr %[t], [%[w], #-40]\n\t"
+        "ldr %[u], [%[w], #-36]\n\t"
+        MF_PAIR_RQ("a0", "b0", "x", "y", "t", "p")
+        "ldr %[y], [%[w], #-32]\n\t"
+        "ldr %[t], [%[w], #-28]\n\t"
+        "ldr %[x], [%[w], #-24]\n\t"
+        MF_PAIR_RQ("a1", "b1", "u", "y", "t", "p")
         "bfi %[a0], %[a1], #8, #8\n\t"
         "bfi %[b0], %[b1], #8, #8\n\t"
+        "ldr %[y], [%[w], #-20]\n\t"
+        "ldr %[t], [%[w], #-16]\n\t"
+        "ldr %[u], [%[w], #-12]\n\t"
+        "ldr %[a1], [%[w], #-8]\n\t"
+        "ldr %[b1], [%[w], #-4]\n\t"
+        MF_PAIR_RQ("a2", "b2", "x", "y", "t", "p")
+        MF_PAIR_RQ("a3", "b3", "u", "a1", "b1", "p")
         "bfi %[a0], %[a2], #16, #8\n\t"
         "bfi %[b0], %[b2], #16, #8\n\t"
         "bfi %[a0], %[a3], #24, #8\n\t"
         "bfi %[b0], %[b3], #24, #8\n\t"
-        "ldrd %[x], %[y], [sp, #12]\n\t" /* A's store, B's distance */
+        "ldr %[x], [sp, #8]\n\t" /* A's store, B's distance; B's first */
+        "ldr %[y], [sp, #12]\n\t"
         "str %[b0], [%[x], %[y]]\n\t"
         "str %[a0], [%[x]], #4\n\t"
-        "str %[x], [sp, #12]\n\t"
-        "ldr %[t], [sp, #24]\n\t"
-        "cmp %[x], %[t]\n\t"
-        "beq 50f\n\t"
-        "ldrd %[a0], %[a1], [%[p], #64]!\n\t" /* the next block's table and biases */
-        "ldrd %[a2], %[a3], [%[p], #8]\n\t"
-        "str %[p], [sp, #8]\n\t"
-        "cmp %[y], #0\n\t"
-        "bne 10b\n\t"
-        "40:\n\t" /* pixel A alone, two chunks a turn (an odd count enters at the second); then
-                     * B's values are A's */
-        "ldrd %[p], %[x], [sp, #0]\n\t"
-        "sub %[t], %[x], %[p]\n\t"
-        "tst %[t], #32\n\t"
-        "bne 42f\n\t"
-        "41:\n\t" MF_PAIR_LONE_CHUNK
-        "42:\n\t" MF_PAIR_LONE_CHUNK
+        "str %[x], [sp, #8]\n\t"
+        "tst %[b1], #" MF_PAIR_STR(MF_PAIR_LAST) "\n\t" /* (b1: channel 3's right shift) */
+        "bne 50f\n\t"
+        "60:\n\t" /* the next block's biases, the window; to its chunks */
+        "ldr %[a0], [%[w]], #16\n\t"
+        "ldr %[a1], [%[w], #-12]\n\t"
+        "ldr %[a2], [%[w], #-8]\n\t"
+        "ldr %[a3], [%[w], #-4]\n\t"
+        "ldr %[b0], [%[w], #-16]\n\t"
+        "ldr %[b1], [%[w], #-12]\n\t"
+        "ldr %[b2], [%[w], #-8]\n\t"
+        "ldr %[b3], [%[w], #-4]\n\t"
+        "ldr %[p], [sp, #0]\n\t"
+        "ldr pc, [sp, #16]\n\t"
+        "43:\n\t" /* pixel A alone, two chunks a turn (x: the window's end); then B's values are A's */
+        "ldr %[x], [sp, #4]\n\t"
+        "41:\n\t"
+        MF_PAIR_LONE0 "91:\n\t" MF_PAIR_LONE1
+        "42:\n\t" MF_PAIR_LONE0 "92:\n\t" MF_PAIR_LONE1
         "cmp %[p], %[x]\n\t"
         "bne 41b\n\t"
         "mov %[b0], %[a0]\n\t"
@@ -241,11 +280,37 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
         "mov %[b2], %[a2]\n\t"
         "mov %[b3], %[a3]\n\t"
         "b 30b\n\t"
-        "25:\n\t" /* 3 or 2 chunks over whole turns */
-        "bmi 22b\n\t"
-        "b 23b\n\t"
+        "81:\n\t" /* the stubs: into a first chunk's second half, a lone pixel's end */
+        "add %[w], %[w], #16\n\t"
+        "add %[p], %[p], #16\n\t"
+        "b 71b\n\t"
+        "82:\n\t"
+        "add %[w], %[w], #16\n\t"
+        "add %[p], %[p], #16\n\t"
+        "b 72b\n\t"
+        "83:\n\t"
+        "add %[w], %[w], #16\n\t"
+        "add %[p], %[p], #16\n\t"
+        "b 73b\n\t"
+        "84:\n\t"
+        "add %[w], %[w], #16\n\t"
+        "add %[p], %[p], #16\n\t"
+        "b 74b\n\t"
+        "44:\n\t"
+        "ldr %[x], [sp, #4]\n\t"
+        "b 42b\n\t"
+        "45:\n\t"
+        "ldr %[x], [sp, #4]\n\t"
+        "add %[w], %[w], #16\n\t"
+        "add %[p], %[p], #16\n\t"
+        "b 91b\n\t"
+        "46:\n\t"
+        "ldr %[x], [sp, #4]\n\t"
+        "add %[w], %[w], #16\n\t"
+        "add %[p], %[p], #16\n\t"
+        "b 92b\n\t"
         "50:\n\t"
-        "add sp, sp, #32\n\t"
+        "add sp, sp, #24\n\t"
         : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [b0] "=&r"(b0), [b1] "=&r"(b1),
           [b2] "=&r"(b2), [b3] "=&r"(b3), [p] "+r"(p), [w] "=&r"(w), [x] "=&r"(x), [y] "=&r"(y),
           [t] "=&r"(t), [u] "=&r"(u)
@@ -253,20 +318,21 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
         : "cc", "memory");
 #else
     const uint32_t *wb = c->w;
-    const int32_t *qb = c->qb;
     int8_t *sta = c->sta;
-    int32_t b, h, j;
-    for (b = 0; b < c->blocks; b++, qb += MF_Q_WORDS, sta += 4) {
+    int32_t h, j;
+    for (;; sta += 4) {
         const uint32_t *x;
+        const int32_t *q;
         int32_t acc[2][4];
-        mf_acc4 A, B;
-        for (j = 0; j < 4; j++) {
-            acc[0][j] = acc[1][j] = qb[MF_Q_BIAS + j];
+        for (j = 0; j < 4; j++) { /* (an odd channel's bias mixed: 256 b + the even one's) */
+            acc[0][j] = acc[1][j] = j % 2 == 0 ? (int32_t)wb[j] : (int32_t)(wb[j] - wb[j - 1]) / 256;
         }
+        wb += 4;
         for (x = c->wide; x < c->end; x += 4, wb += 4) { /* 4 values: A's and B's even and odd words */
             for (h = 0; h < 2; h++) { /* even, odd halves: weights [h][channels 0-1, 2-3] */
-                for (j = 0; j < 2; j++) {
-                    const uint32_t e = mf_sxtb16(wb[2 * h + j]), o = mf_sxtb16_ror8(wb[2 * h + j]);
+                for (j = 0; j < 2; j++) { /* a mixed word's lanes less the even channel's: 256 o */
+                    const uint32_t m = wb[2 * h + j], e = mf_sxtb16(m);
+                    const uint32_t o = mf_pair_odd(m, e);
                     acc[0][2 * j] = mf_smlad(x[MF_PAIR_WORD(0, 0, h)], e, acc[0][2 * j]);
                     acc[0][2 * j + 1] = mf_smlad(x[MF_PAIR_WORD(0, 0, h)], o, acc[0][2 * j + 1]);
                     if (c->delta != 0) { /* (else B is A) */
@@ -276,17 +342,48 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
                 }
             }
         }
-        A.a0 = acc[0][0], A.a1 = acc[0][1], A.a2 = acc[0][2], A.a3 = acc[0][3];
         if (c->delta == 0) {
             memcpy(acc[1], acc[0], sizeof acc[0]);
         }
-        B.a0 = acc[1][0], B.a1 = acc[1][1], B.a2 = acc[1][2], B.a3 = acc[1][3];
-        mf_fast_requant4(&A, qb, c->lshift);
-        mf_fast_requant4(&B, qb, c->lshift);
-        sta[c->delta] = (int8_t)B.a0, sta[c->delta + 1] = (int8_t)B.a1;
-        sta[c->delta + 2] = (int8_t)B.a2, sta[c->delta + 3] = (int8_t)B.a3;
-        sta[0] = (int8_t)A.a0, sta[1] = (int8_t)A.a1, sta[2] = (int8_t)A.a2, sta[3] = (int8_t)A.a3;
+        q = (const int32_t *)(const void *)wb; /* per channel mult, round, right shift */
+        wb += 12;
+        for (h = 1; h >= 0; h--) { /* B's four values first, then A's */
+            for (j = 0; j < 4; j++) {
+                const int32_t rshift = q[3 * j + 2] & (MF_PAIR_LAST - 1);
+                sta[h * c->delta + j] =
+                    (int8_t)mf_ssat8(mf_fast_scale(acc[h][j], c->lshift, q[3 * j], q[3 * j + 1], rshift));
+            }
+        }
+        if (q[11] & MF_PAIR_LAST) {
+            break;
+        }
     }
+#endif
+}
+
+/* 4 values of pixels A and B (int8 words va, vb) sign-extended into the buffer's group at wide
+ * (A's and B's even and odd int16 pairs, MF_PAIR_WORD); returns the next group. The group's four
+ * words are consecutive in either layout: one STM stores them (5 cycles; four STR take 8). */
+MF_INLINE uint32_t *mf_pair_group(uint32_t va, uint32_t vb, uint32_t *wide)
+{
+#if MF_ASM_LOOPS /* (STM stores its registers in their numbers' order) */
+    register uint32_t w0 __asm__("r0"), w1 __asm__("r1"), w2 __asm__("r2"), w3 __asm__("r3");
+#if MF_PAIR_B == 1
+    w0 = mf_sxtb16(va), w1 = mf_sxtb16(vb), w2 = mf_sxtb16_ror8(va), w3 = mf_sxtb16_ror8(vb);
+#else
+    w0 = mf_sxtb16(va), w1 = mf_sxtb16_ror8(va), w2 = mf_sxtb16(vb), w3 = mf_sxtb16_ror8(vb);
+#endif
+    __asm__ volatile("stmia %[d]!, {%[w0], %[w1], %[w2], %[w3]}"
+                     : [d] "+r"(wide)
+                     : [w0] "r"(w0), [w1] "r"(w1), [w2] "r"(w2), [w3] "r"(w3)
+                     : "memory");
+    return wide;
+#else
+    wide[MF_PAIR_WORD(0, 0, 0)] = mf_sxtb16(va);
+    wide[MF_PAIR_WORD(0, 0, 1)] = mf_sxtb16_ror8(va);
+    wide[MF_PAIR_WORD(0, 1, 0)] = mf_sxtb16(vb);
+    wide[MF_PAIR_WORD(0, 1, 1)] = mf_sxtb16_ror8(vb);
+    return wide + 4;
 #endif
 }
 
@@ -295,21 +392,16 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
 static void mf_pair_widen(const mf_seg *sa, const int8_t *ba, const mf_seg *sb, const int8_t *bb,
                           int32_t nseg, uint32_t *wide)
 {
-    int32_t s, k;
+    int32_t s;
     for (s = 0; s < nseg; s++) {
         const int8_t *xa = (const int8_t *)((uintptr_t)ba + (uintptr_t)sa[s].start);
-        const int8_t *xb = (const int8_t *)((uintptr_t)bb + (uintptr_t)sb[s].start);
-        for (k = 0; k < sa[s].n >> 1; k++, xa += 8, xb += 8, wide += 8) { /* a chunk */
-            const uint32_t va = mf_load32(xa), vb = mf_load32(xb);
-            const uint32_t ua = mf_load32(xa + 4), ub = mf_load32(xb + 4);
-            wide[MF_PAIR_WORD(0, 0, 0)] = mf_sxtb16(va);
-            wide[MF_PAIR_WORD(0, 0, 1)] = mf_sxtb16_ror8(va);
-            wide[MF_PAIR_WORD(0, 1, 0)] = mf_sxtb16(vb);
-            wide[MF_PAIR_WORD(0, 1, 1)] = mf_sxtb16_ror8(vb);
-            wide[MF_PAIR_WORD(1, 0, 0)] = mf_sxtb16(ua);
-            wide[MF_PAIR_WORD(1, 0, 1)] = mf_sxtb16_ror8(ua);
-            wide[MF_PAIR_WORD(1, 1, 0)] = mf_sxtb16(ub);
-            wide[MF_PAIR_WORD(1, 1, 1)] = mf_sxtb16_ror8(ub);
+        const uintptr_t d = (uintptr_t)bb + (uintptr_t)sb[s].start - (uintptr_t)xa; /* B's from A's */
+        const uint32_t *const end = wide + 8 * (sa[s].n >> 1); /* (the run's count read once) */
+        while (wide != end) { /* a chunk */
+            const int8_t *xb = (const int8_t *)((uintptr_t)xa + d);
+            wide = mf_pair_group(mf_load32(xa), mf_load32(xb), wide);
+            wide = mf_pair_group(mf_load32(xa + 4), mf_load32(xb + 4), wide);
+            xa += 8;
         }
     }
 }

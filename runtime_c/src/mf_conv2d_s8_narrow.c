@@ -9,8 +9,8 @@
  * checks; both pixels' windows are sign-extended from the bands into the pair buffer (whole
  * words of each row, then the rows' leftover values together; zeros up to p->depth, whose
  * weights are zero), and mf_pair_blocks computes four channels of both pixels per pass (a weight
- * word serves 8 MACs: 16 MACs per 4 loads, 4 SXTB16, 8 SMLAD). The params and channel table are
- * mf_conv2d_s8_gemm's, the weights the pair layout in narrow_order (lower/fast_gemm.py).
+ * word serves 8 MACs: 16 MACs per 4 loads, 2 SXTB16, 8 SMLAD). The params are mf_conv2d_s8_gemm's,
+ * the weights and channel table the pair stream in narrow_order (lower/fast_gemm.py).
  *
  * Access order (the planner's unstaged pixel units): both windows are read before the pair's
  * first store, as mf_conv2d_s8_pair's (a band reads its row's later windows ahead: reading ahead
@@ -109,16 +109,6 @@ static const int8_t *mf_narrow_rows(const mf_conv2d_s8_gemm_params *p, const int
     return (const int8_t *)bands[j];
 }
 
-/* 4 values of pixels A and B (int8 words va, vb) sign-extended into the pair buffer's group at
- * wide: A's and B's even and odd int16 pairs (MF_PAIR_WORD). */
-MF_INLINE void mf_narrow_group(uint32_t va, uint32_t vb, uint32_t *wide)
-{
-    wide[MF_PAIR_WORD(0, 0, 0)] = mf_sxtb16(va);
-    wide[MF_PAIR_WORD(0, 0, 1)] = mf_sxtb16_ror8(va);
-    wide[MF_PAIR_WORD(0, 1, 0)] = mf_sxtb16(vb);
-    wide[MF_PAIR_WORD(0, 1, 1)] = mf_sxtb16_ror8(vb);
-}
-
 /* Where mf_narrow_widen reads a window (offsets from its first tap, band rows `width` bytes
  * apart): each window row's whole words of its k_w * in_c values, then the rows' last run % 4
  * values (one by one, packed into `tails`), so that a row of 9 values (a 3x3 RGB window) costs 2
@@ -138,16 +128,16 @@ static void mf_narrow_widen(const mf_narrow_reads *r, const int8_t *xa, const in
 {
     int8_t *ta = (int8_t *)tails[0], *tb = (int8_t *)tails[1];
     int32_t g;
-    for (g = 0; g < r->words; g++, wide += 4) {
+    for (g = 0; g < r->words; g++) { /* (mf_pair_group: A's and B's 4 values, the next group) */
         const int32_t o = r->word[g];
-        mf_narrow_group(mf_load32(xa + o), mf_load32(xb + o), wide);
+        wide = mf_pair_group(mf_load32(xa + o), mf_load32(xb + o), wide);
     }
     for (g = 0; g < r->bytes; g++) {
         const int32_t o = r->byte[g];
         ta[g] = xa[o], tb[g] = xb[o];
     }
-    for (g = 0; g < r->bytes; g += 4, wide += 4) {
-        mf_narrow_group(tails[0][g / 4], tails[1][g / 4], wide);
+    for (g = 0; g < r->bytes; g += 4) {
+        wide = mf_pair_group(tails[0][g / 4], tails[1][g / 4], wide);
     }
 }
 

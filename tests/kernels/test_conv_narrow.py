@@ -122,3 +122,38 @@ def test_a_build_sizes_the_stack_buffers_by_its_largest_window_and_band(tmp_path
     assert f"#define MF_NARROW_DEPTH {depth}\n" in config and f"#define MF_NARROW_BAND {band}\n" in config
     straddles = any(c.params["out_w"] % 2 and c.params["batches"] * c.params["out_h"] > 1 for c in calls)
     assert f"#define MF_NARROW_BANDS {1 + straddles}\n" in config
+
+
+def half_chunk_graph(rng, i: int) -> Graph:
+    """A narrow conv whose window is 8 n + 4 values (mf_pair_blocks enters its first chunk's second
+    half), the chunk count odd or even, over an odd pixel count (a lone last pixel)."""
+    ic, kh, kw = ((3, 3, 3), (3, 1, 3), (1, 5, 4), (4, 1, 1), (2, 3, 2))[i % 5]  # 28, 12, 20, 4, 12
+    oc = int(rng.choice([4, 8, 13]))
+    attrs = ConvAttrs("VALID", 2, 1, str(rng.choice(ACTIVATIONS)), 1, 1)
+    return random_conv(rng, (kh + 2, 2 * 2 + kw), (oc, kh, kw, ic), attrs)  # 3 x 3 pixels (a batch of 1 or 2)
+
+
+def half_chunk_runs():
+    rng = np.random.default_rng(SEED)
+    graph = merge([half_chunk_graph(rng, i) for i in range(10)], "half")
+    data, want = placements.tflm_case(graph, SEED + 2)
+    calls = lowered(graph)
+    picked = [c for c in calls if c.kernel == KERNEL]
+    assert {c.params["depth"] % 8 for c in picked} == {4}
+    assert {c.params["depth"] // 4 % 4 for c in picked} == {1, 3}  # an odd and an even chunk count
+    assert any(c.params["batches"] * c.params["out_h"] * c.params["out_w"] % 2 for c in picked)
+    return placements.picked(calls, data, want, lambda c: c.kernel == KERNEL)
+
+
+def test_narrow_conv_matches_tflm_on_host_with_half_a_first_chunk(tmp_path, always_fuse):
+    failures = placements.run(half_chunk_runs(), tmp_path)
+    assert not failures, "\n".join(failures)
+
+
+@on_qemu
+def test_narrow_conv_matches_tflm_under_qemu_with_half_a_first_chunk(tmp_path, always_fuse):
+    """The stubs into a first chunk's second half, for pixel pairs and a lone pixel, on Cortex-M4F
+    and Cortex-M7."""
+    for board in ("qemu-mps2-an386", "qemu-mps2-an500"):
+        failures = placements.run(half_chunk_runs(), tmp_path / board, board)
+        assert not failures, "\n".join(failures)

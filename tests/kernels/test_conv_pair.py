@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from microfuse.ir import DType, Graph, Tensor
+from microfuse.ir import DType, Graph, Quant, Tensor
 from microfuse.lower import fast_gemm
 from microfuse.ops.attrs import ConvAttrs
 from microfuse.testing.modelgen import merge
@@ -16,7 +16,7 @@ from microfuse.testing.stages import lowered
 from tests.conftest import REPO
 from tests.harness import always_fuse, case_count, on_qemu  # noqa: F401 (a fixture)
 from tests.kernels import placements
-from tests.kernels.cases import (ACTIVATIONS, act_quant, int8_weights, out_quant, random_conv, single_op,
+from tests.kernels.cases import (ACTIVATIONS, act_quant, f32, int8_weights, out_quant, random_conv, single_op,
                                  weight_quant)
 from tests.kernels.test_fast_kernels import EPILOGUES, suffix, with_epilogue
 
@@ -188,3 +188,104 @@ def test_a_build_sizes_the_window_buffer_by_its_largest_paired_window(tmp_path):
     compiled = build(graph, tmp_path / "big")
     if not any(c.kernel.startswith(KERNEL) for c in compiled.calls):  # no paired conv: the bound stays
         assert "MF_PAIR_WIDE" not in (tmp_path / "big" / "mf_config.h").read_text()
+
+
+def test_mixed_weights_hold_both_channels_and_the_fits_rule_guards_their_lanes_and_sums():
+    """pair_weights' lanes are 256 w[c'] + w[c] (c' the odd channel of each pair); mixed_fits refuses
+    a lane out of int16 (w[c'] = -128 beside a negative w[c]), a live odd channel whose accumulator
+    may reach MIX_BOUND (256 times it must fit an int32), and a left shift other than the loop's (1)."""
+    rng = np.random.default_rng(SEED)
+    taps = int8_weights(rng, (8, 16))
+    taps[0, :3], taps[1, :3] = (-128, 5, -7), (-127, -128, 127)  # (-128 even, -128 odd beside 5)
+    words = fast_gemm.pair_weights(taps).view(np.int16).astype(np.int64)
+    # axes as pair_weights: (block, group, half, channel pair, value pair); v = 4 g + 2 k + h
+    lanes = words.reshape(2, 4, 2, 2, 2)
+    t = taps.astype(np.int64)
+    for b, g, h, cp, k in np.ndindex(lanes.shape):
+        c, v = 4 * b + 2 * cp, 4 * g + 2 * k + h
+        assert lanes[b, g, h, cp, k] == 256 * t[c + 1, v] + t[c, v]
+    quant = np.zeros((2, 4, 4), np.int64)
+    quant[:, 1] = 1 << 30  # live channels, bias 0
+    assert fast_gemm.mixed_fits(taps, quant.reshape(-1), 1)
+    assert not fast_gemm.mixed_fits(taps, quant.reshape(-1), fast_gemm.MIX_LSHIFT + 1)
+    bad = taps.copy()
+    bad[5, 9], bad[4, 9] = -128, -1
+    assert not fast_gemm.mixed_fits(bad, quant.reshape(-1), 1)
+    deep = np.zeros((4, 576), np.int8)
+    deep[0] = deep[2] = 127  # even channels: only the shortcut's bound
+    assert fast_gemm.mixed_fits(deep, quant[:1].reshape(-1), 1)
+    deep[3] = 127  # 576 * 127 * 128 >= 2**23
+    assert not fast_gemm.mixed_fits(deep, quant[:1].reshape(-1), 1)
+    quant[0, 1, 3] = 0  # a dead channel gives its constant whatever its accumulator
+    assert fast_gemm.mixed_fits(deep, quant[:1].reshape(-1), 1)
+
+
+def extreme_graph(rng) -> tuple[Graph, np.ndarray]:
+    """A 1x1 conv on 512 channels (9 pixels: 4 pairs and a lone one) whose odd channels' sums come
+    near MIX_BOUND (all-127 weights on inputs at the int8 ends, input zero point 0, no bias), with
+    -128 weights wherever the mixed lanes allow them, and its input: pixels at both ends, one
+    following channel 3's signs, the rest random; an output scale that keeps such sums apart."""
+    ic, oc = 512, 8
+    xq = Quant((f32(0.02),), (0,))
+    wq = weight_quant(rng, oc, 0, False)
+    w = int8_weights(rng, (oc, ic))
+    w[0] = -128  # even channel: any value
+    w[1] = 127  # odd beside a negative one: up to 127; sum 512 * 127 * 128 < 2**23
+    w[3] = np.where(w[2] >= 0, -128, 127)
+    x = Tensor("input", (1, 3, 3, ic), DType.INT8, xq)
+    wt = Tensor("weights", (oc, 1, 1, ic), DType.INT8, wq, w.reshape(oc, 1, 1, ic))
+    spread = float(xq.scale[0]) * float(wq.scale[0]) * 2**23 / 128
+    y = Tensor("output", (), DType.INT8, Quant((f32(spread),), (0,)))
+    graph = single_op("CONV_2D", [x, wt, None], y, ConvAttrs("VALID", 1, 1, "NONE", 1, 1))
+    feed = rng.integers(-128, 128, size=(1, 3, 3, ic)).astype(np.int8)
+    feed[0, 0, 0], feed[0, 0, 1] = 127, -128
+    feed[0, 1, 1] = np.where(w[3] < 0, -128, 127)
+    feed[0, 2, 2] = -128  # the lone pixel
+    return graph, feed
+
+
+def extreme_runs():
+    from tests.harness import reference
+
+    graph, feed = extreme_graph(np.random.default_rng(SEED))
+    (tflm,) = reference(graph, [[feed]])
+    calls = lowered(graph)
+    assert [c.kernel for c in calls] == [KERNEL]
+    return placements.picked(calls, {"input": feed}, {graph.outputs[0].name: np.asarray(tflm[0]).astype(np.int8)},
+                             lambda c: True)
+
+
+def test_pair_conv_matches_tflm_on_host_with_odd_sums_near_the_mixed_bound(tmp_path):
+    failures = placements.run(extreme_runs(), tmp_path)
+    assert not failures, "\n".join(failures)
+
+
+@on_qemu
+def test_pair_conv_matches_tflm_under_qemu_with_odd_sums_near_the_mixed_bound(tmp_path):
+    """The assembly's mixed accumulators (wrapping past int32) on Cortex-M4F and Cortex-M7."""
+    for board in ("qemu-mps2-an386", "qemu-mps2-an500"):
+        failures = placements.run(extreme_runs(), tmp_path / board, board)
+        assert not failures, "\n".join(failures)
+
+
+def test_the_stream_holds_each_blocks_biases_weights_and_table_and_flags_the_last():
+    """pair_stream: per block its 4 biases (odd ones mixed: 256 b[c'] + b[c], wrapping), its
+    pair_weights words, then per channel (mult, round, rshift), PAIR_LAST on the last block's
+    channel 3 rshift only."""
+    from microfuse.lower.call import ConstArray
+
+    rng = np.random.default_rng(SEED)
+    taps = int8_weights(rng, (6, 16))  # two blocks, the last padded
+    table = rng.integers(-2**31, 2**31, size=(2, 4, 4)).astype(np.int32)
+    table[:, 3] = rng.integers(1, 32, size=(2, 4))
+    stream = fast_gemm.pair_stream(taps, ConstArray("quant", table.reshape(-1))).data.reshape(2, -1)
+    words = fast_gemm.pair_weights(taps).reshape(2, -1)
+    assert stream.shape == (2, 4 + words.shape[1] + 12)
+    t = table.astype(np.int64)
+    mixed = t[:, 0].copy()
+    mixed[:, 1::2] = (256 * t[:, 0, 1::2] + t[:, 0, 0::2] + 2**31) % 2**32 - 2**31
+    assert np.array_equal(stream[:, :4], mixed)
+    assert np.array_equal(stream[:, 4:-12], words)
+    want = t[:, 1:].transpose(0, 2, 1).reshape(2, 12).copy()
+    want[1, -1] |= fast_gemm.PAIR_LAST
+    assert np.array_equal(stream[:, -12:], want)
