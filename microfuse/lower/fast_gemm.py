@@ -184,13 +184,14 @@ def narrow_reads(k_h: int, k_w: int, in_c: int, out_w: int, stride_w: int) -> np
     """Where mf_narrow_widen reads a window, in narrow_order's order: the offsets from its first
     tap (band rows, mf_narrow_band, are a row of output pixels' columns apart) of each window row's
     whole words, then of the rows' leftover values. The same for every window of a call: made
-    here, not per call at run time."""
+    here, not per call at run time. The leftover values' offsets padded to whole 4s with 0 (the
+    kernel packs them four at a time; narrow_order's weights there are zero)."""
     width = -(-((out_w - 1) * stride_w + k_w) * in_c // 4) * 4  # (band rows start at words)
     run = k_w * in_c
     whole = run // 4 * 4
     words = [ky * width + g for ky in range(k_h) for g in range(0, whole, 4)]
     rest = [ky * width + g for ky in range(k_h) for g in range(whole, run)]
-    return np.array(words + rest, np.int32)
+    return np.array(words + rest + [0] * (-len(rest) % 4), np.int32)
 
 
 def narrow_band(k_h: int, k_w: int, in_c: int, out_w: int, stride_w: int) -> int:

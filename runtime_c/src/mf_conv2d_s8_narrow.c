@@ -27,7 +27,6 @@
 #ifndef MF_NARROW_BANDS /* 2: some pair of a call straddles two output rows (an odd out_w); */
 #define MF_NARROW_BANDS 2   /* a build whose calls' rows are all even sets 1 (lower/fast_gemm.py) */
 #endif
-#define MF_NARROW_TAIL (MF_GEMM_ROWS * 3 + 4) /* bytes of a window's rows' tails (k_w * in_c % 4) */
 
 /* n bytes from src to dst: where both are word-aligned (a band row and an input row, usually)
  * 32 bytes a turn (LDM / STM of four words on an M4), else four unaligned words a turn; then
@@ -111,33 +110,38 @@ static const int8_t *mf_narrow_rows(const mf_conv2d_s8_gemm_params *p, const int
 
 /* Where mf_narrow_widen reads a window (offsets from its first tap, band rows `width` bytes
  * apart): each window row's whole words of its k_w * in_c values, then the rows' last run % 4
- * values (one by one, packed into `tails`), so that a row of 9 values (a 3x3 RGB window) costs 2
- * words and a quarter, not 3. One flat list per call, the same for every window, made at compile
- * time (p->zrow: lower/fast_gemm.py narrow_reads, in narrow_order's order): the per-pixel loop
- * has no row loop. */
+ * values (one by one, packed four to a word in registers), so that a row of 9 values (a 3x3 RGB
+ * window) costs 2 words and a quarter, not 3. The leftover values' list is padded to whole 4s
+ * with offset 0 (its weights are zero: any value there adds nothing). One flat list per call,
+ * the same for every window, made at compile time (p->zrow: lower/fast_gemm.py narrow_reads, in
+ * narrow_order's order): the per-pixel loop has no row loop. */
 typedef struct {
-    int32_t words, bytes;      /* counts */
+    int32_t words, bytes;      /* counts (bytes: a multiple of 4) */
     const int32_t *word;       /* whole words' offsets */
     const int32_t *byte;       /* the rows' leftover values' offsets */
 } mf_narrow_reads;
 
-/* Both pixels' windows (xa, xb: their first taps in their bands) sign-extended into the pair
- * buffer in mf_narrow_reads' order. */
-static void mf_narrow_widen(const mf_narrow_reads *r, const int8_t *xa, const int8_t *xb,
-                            uint32_t (*tails)[MF_NARROW_TAIL / 4], uint32_t *wide)
+/* Four leftover values of a window (its first tap x, their offsets o) packed into a word. */
+MF_INLINE uint32_t mf_narrow_pack(const int8_t *x, const int32_t *o)
 {
-    int8_t *ta = (int8_t *)tails[0], *tb = (int8_t *)tails[1];
-    int32_t g;
-    for (g = 0; g < r->words; g++) { /* (mf_pair_group: A's and B's 4 values, the next group) */
-        const int32_t o = r->word[g];
-        wide = mf_pair_group(mf_load32(xa + o), mf_load32(xb + o), wide);
+    return (uint32_t)(uint8_t)x[o[0]] | (uint32_t)(uint8_t)x[o[1]] << 8 | (uint32_t)(uint8_t)x[o[2]] << 16
+           | (uint32_t)(uint8_t)x[o[3]] << 24;
+}
+
+/* Both pixels' windows (xa, xb: their first taps in their bands) sign-extended into the pair
+ * buffer in mf_narrow_reads' order: the whole words two a turn (a loop's test per 8 values). */
+static void mf_narrow_widen(const mf_narrow_reads *r, const int8_t *xa, const int8_t *xb, uint32_t *wide)
+{
+    const int32_t *o = r->word, *end = o + (r->words & ~1);
+    for (; o != end; o += 2) { /* (mf_pair_group: A's and B's 4 values, the next group) */
+        wide = mf_pair_group(mf_load32(xa + o[0]), mf_load32(xb + o[0]), wide);
+        wide = mf_pair_group(mf_load32(xa + o[1]), mf_load32(xb + o[1]), wide);
     }
-    for (g = 0; g < r->bytes; g++) {
-        const int32_t o = r->byte[g];
-        ta[g] = xa[o], tb[g] = xb[o];
+    if (r->words & 1) {
+        wide = mf_pair_group(mf_load32(xa + o[0]), mf_load32(xb + o[0]), wide);
     }
-    for (g = 0; g < r->bytes; g += 4) {
-        wide = mf_pair_group(tails[0][g / 4], tails[1][g / 4], wide);
+    for (o = r->byte, end = o + r->bytes; o != end; o += 4) {
+        wide = mf_pair_group(mf_narrow_pack(xa, o), mf_narrow_pack(xb, o), wide);
     }
 }
 
@@ -163,7 +167,7 @@ void mf_conv2d_s8_narrow(const mf_conv2d_s8_gemm_params *p, const int8_t *input,
     /* No clamp, whole blocks: the blocks store straight into the output; else through the stage.
      * B's distance from A, when paired: */
     const int direct = !p->clamp && out_c % 4 == 0;
-    uint32_t wide[MF_NARROW_DEPTH], stage[2][MF_PAIR_OUT_MAX / 4], tails[2][MF_NARROW_TAIL / 4];
+    uint32_t wide[MF_NARROW_DEPTH], stage[2][MF_PAIR_OUT_MAX / 4];
     const int32_t delta = direct ? step * out_c : (int32_t)sizeof stage[0];
     uint32_t bands[MF_NARROW_BANDS][MF_NARROW_BAND / 4];
     int32_t tags[2] = {-1, -1};
@@ -172,13 +176,10 @@ void mf_conv2d_s8_narrow(const mf_conv2d_s8_gemm_params *p, const int8_t *input,
     int32_t k, j, q = p->reverse ? total - 1 : 0;
     int32_t row = q / p->out_w, left = 0; /* the next band's output row; pixels left in x's row */
     const int8_t *band = NULL, *x = NULL; /* the current row's band, the next pixel's first tap */
-    for (j = 0; rest != 0 && j < MF_NARROW_TAIL / 4; j++) { /* the bytes after the tails: zeros */
-        tails[0][j] = tails[1][j] = 0;
-    }
     for (j = filled; j < p->depth; j++) { /* the values after the window: zeros */
         wide[j] = 0;
     }
-    reads.words = p->k_h * (whole / 4), reads.bytes = p->k_h * rest;
+    reads.words = p->k_h * (whole / 4), reads.bytes = (p->k_h * rest + 3) & ~3;
     reads.word = p->zrow, reads.byte = p->zrow + reads.words;
     ctx.wide = wide;
     ctx.end = wide + p->depth;
@@ -207,7 +208,7 @@ void mf_conv2d_s8_narrow(const mf_conv2d_s8_gemm_params *p, const int8_t *input,
             xb = x, left--;
             x += left ? dx : 0;
         }
-        mf_narrow_widen(&reads, xa, xb, tails, wide);
+        mf_narrow_widen(&reads, xa, xb, wide);
         if (!both) {
             ctx.delta = 0;
         }
