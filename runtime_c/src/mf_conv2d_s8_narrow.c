@@ -130,7 +130,7 @@ MF_INLINE uint32_t mf_narrow_pack(const int8_t *x, const int32_t *o)
 
 /* Both pixels' windows (xa, xb: their first taps in their bands) sign-extended into the pair
  * buffer in mf_narrow_reads' order: the whole words two a turn (a loop's test per 8 values). */
-static void mf_narrow_widen(const mf_narrow_reads *r, const int8_t *xa, const int8_t *xb, uint32_t *wide)
+MF_INLINE void mf_narrow_widen(const mf_narrow_reads *r, const int8_t *xa, const int8_t *xb, uint32_t *wide)
 {
     const int32_t *o = r->word, *end = o + (r->words & ~1);
     for (; o != end; o += 2) { /* (mf_pair_group: A's and B's 4 values, the next group) */
@@ -155,6 +155,24 @@ static void mf_narrow_store(const int8_t *stage, const mf_conv2d_s8_gemm_params 
     }
 }
 
+/* One call's blocks on the widened pair (its pixels: 1 or 2, the first's output at out, the
+ * second's os bytes on): stored straight into the output (direct), else through the stage (its
+ * pixels ctx->delta bytes apart) clamped. */
+MF_INLINE void mf_narrow_blocks(mf_pair_ctx *ctx, const mf_conv2d_s8_gemm_params *p, int direct, int8_t *out,
+                                int32_t os, int pixels)
+{
+    if (direct) {
+        ctx->sta = out;
+        mf_pair_blocks(ctx);
+        return;
+    }
+    mf_pair_blocks(ctx);
+    mf_narrow_store(ctx->sta, p, out);
+    if (pixels > 1) {
+        mf_narrow_store(ctx->sta + ctx->delta, p, out + os);
+    }
+}
+
 void mf_conv2d_s8_narrow(const mf_conv2d_s8_gemm_params *p, const int8_t *input, int8_t *output)
 {
     const int32_t total = p->batches * p->out_h * p->out_w, out_c = p->out_c, c = p->in_c;
@@ -173,9 +191,10 @@ void mf_conv2d_s8_narrow(const mf_conv2d_s8_gemm_params *p, const int8_t *input,
     int32_t tags[2] = {-1, -1};
     mf_narrow_reads reads;
     mf_pair_ctx ctx;
-    int32_t k, j, q = p->reverse ? total - 1 : 0;
-    int32_t row = q / p->out_w, left = 0; /* the next band's output row; pixels left in x's row */
-    const int8_t *band = NULL, *x = NULL; /* the current row's band, the next pixel's first tap */
+    int32_t k, j, n, q = p->reverse ? total - 1 : 0;
+    int32_t row = q / p->out_w, left = 0; /* the next band's output row; pixels left in the row */
+    int32_t at = 0;                       /* the next pixel's first tap in the current band */
+    const int8_t *band = NULL;            /* the current row's band */
     for (j = filled; j < p->depth; j++) { /* the values after the window: zeros */
         wide[j] = 0;
     }
@@ -189,35 +208,34 @@ void mf_conv2d_s8_narrow(const mf_conv2d_s8_gemm_params *p, const int8_t *input,
     ctx.qb = p->quant;
     ctx.sta = (int8_t *)stage[0];
     ctx.delta = delta;
-    for (k = total; k > 0; k -= 2, q += 2 * step) { /* k: pixels left */
-        /* pixel q first, then its partner q + step (in the run's order; perhaps in the next
-         * row, whose band must then keep A's); a lone last one is widened twice, B unused */
-        const int both = k > 1;
+    for (k = total; k > 0; k -= 2 * n) { /* k: pixels left */
+        /* n pairs from here: pixel q first, then its partner q + step, in the run's order */
         const int8_t *xa, *xb;
-        if (left == 0) {
-            band = mf_narrow_rows(p, input, row, bw, bands, tags, band);
-            x = band + first, row += step, left = p->out_w;
-        }
-        xa = xb = x, left--;
-        x += left ? dx : 0;
-        if (both) {
+        int32_t i;
+        if (k > 1 && left > 1) { /* a run of pairs within the current row: its band */
+            n = MF_MIN(k, left) / 2;
+            xa = band + at, xb = xa + dx, at += 2 * n * dx, left -= 2 * n;
+        } else { /* one pair: a new row's band first, or B in the next row (whose band must then
+                  * keep A's), or a lone last pixel (widened twice, B unused) */
+            n = 1;
             if (left == 0) {
                 band = mf_narrow_rows(p, input, row, bw, bands, tags, band);
-                x = band + first, row += step, left = p->out_w;
+                at = first, row += step, left = p->out_w;
             }
-            xb = x, left--;
-            x += left ? dx : 0;
+            xa = xb = band + at, at += dx, left--;
+            if (k > 1) {
+                if (left == 0) {
+                    band = mf_narrow_rows(p, input, row, bw, bands, tags, band);
+                    at = first, row += step, left = p->out_w;
+                }
+                xb = band + at, at += dx, left--;
+            } else {
+                ctx.delta = 0;
+            }
         }
-        mf_narrow_widen(&reads, xa, xb, wide);
-        if (!both) {
-            ctx.delta = 0;
-        }
-        if (direct) {
-            ctx.sta = output + q * out_c;
-        }
-        mf_pair_blocks(&ctx);
-        for (j = 0; !direct && j < 1 + both; j++) { /* the staged pixels clamped to the output */
-            mf_narrow_store((const int8_t *)stage[j], p, output + (q + j * step) * out_c);
+        for (j = 0, i = 0; j < n; j++, i += 2 * dx, q += 2 * step) {
+            mf_narrow_widen(&reads, xa + i, xb + i, wide);
+            mf_narrow_blocks(&ctx, p, direct, output + q * out_c, step * out_c, k > 1 ? 2 : 1);
         }
     }
 }
