@@ -157,3 +157,27 @@ def test_narrow_conv_matches_tflm_under_qemu_with_half_a_first_chunk(tmp_path, a
     for board in ("qemu-mps2-an386", "qemu-mps2-an500"):
         failures = placements.run(half_chunk_runs(), tmp_path / board, board)
         assert not failures, "\n".join(failures)
+
+
+def wide_row_runs():
+    """RGB 3x3 stride 2 convs (VWW's first layer's shape) on rows of 96 and 72 bytes, VALID (a
+    band row copied whole from a word-aligned input row: 64 bytes a turn, then 32, then words)."""
+    rng = np.random.default_rng(SEED)
+    attrs = ConvAttrs("VALID", 2, 2, "RELU6", 1, 1)
+    graph = merge([random_conv(rng, (5, w), (8, 3, 3, 3), attrs) for w in (32, 24)], "wide")
+    data, want = placements.tflm_case(graph, SEED + 3)
+    calls = lowered(graph)
+    assert [c.params["in_w"] * c.params["in_c"] for c in calls if c.kernel == KERNEL] == [96, 72]
+    return placements.picked(calls, data, want, lambda c: c.kernel == KERNEL)
+
+
+def test_narrow_conv_matches_tflm_on_host_with_wide_rows(tmp_path, always_fuse):
+    failures = placements.run(wide_row_runs(), tmp_path)
+    assert not failures, "\n".join(failures)
+
+
+@on_qemu
+def test_narrow_conv_matches_tflm_under_qemu_with_wide_rows(tmp_path, always_fuse):
+    for board in ("qemu-mps2-an386", "qemu-mps2-an500"):
+        failures = placements.run(wide_row_runs(), tmp_path / board, board)
+        assert not failures, "\n".join(failures)
