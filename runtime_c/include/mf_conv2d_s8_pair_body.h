@@ -154,19 +154,17 @@ typedef struct {
  * mult m, round r, right shift s (registers loaded ahead, in as few runs of loads as the free
  * registers allow); tmp a temporary, r takes B's value. */
 /* A run's next pair: 4 values of A (at a0) and B (a0 + a1) sign-extended into the buffer's
- * group at p (MF_PAIR_WORD's layout), a0 and p on. */
+ * group at p (MF_PAIR_WORD's layout: b0-b3 in order, which sit in r0-r3 in a build with runs so
+ * that one STM stores them, 5 cycles), a0 and p on. */
 #if MF_PAIR_B == 1
-#define MF_PAIR_WSTORE "strd %[a2], %[t], [%[p]], #16\n\tstrd %[a3], %[b1], [%[p], #-8]\n\t"
+#define MF_PAIR_WSX "sxtb16 %[b0], %[a3]\n\tsxtb16 %[b1], %[a2]\n\tsxtb16 %[b2], %[a3], ror #8\n\tsxtb16 %[b3], %[a2], ror #8\n\t"
 #else
-#define MF_PAIR_WSTORE "strd %[a2], %[a3], [%[p]], #16\n\tstrd %[t], %[b1], [%[p], #-8]\n\t"
+#define MF_PAIR_WSX "sxtb16 %[b0], %[a3]\n\tsxtb16 %[b1], %[a3], ror #8\n\tsxtb16 %[b2], %[a2]\n\tsxtb16 %[b3], %[a2], ror #8\n\t"
 #endif
 #define MF_PAIR_WIDEN4                                                                          \
-    "ldr %[b1], [%[a0], %[a1]]\n\t"                                                            \
-    "ldr %[b0], [%[a0]], #4\n\t"                                                               \
-    "sxtb16 %[a2], %[b0]\n\t"                                                                  \
-    "sxtb16 %[a3], %[b0], ror #8\n\t"                                                          \
-    "sxtb16 %[t], %[b1]\n\t"                                                                   \
-    "sxtb16 %[b1], %[b1], ror #8\n\t" MF_PAIR_WSTORE
+    "ldr %[a2], [%[a0], %[a1]]\n\t"                                                            \
+    "ldr %[a3], [%[a0]], #4\n\t" MF_PAIR_WSX                                                   \
+    "stmia %[p]!, {%[b0], %[b1], %[b2], %[b3]}\n\t"
 /* A run's pairs (mf_pair_run; MF_PAIR_RUNS): the run's pointer kept in the frame ([20]), tested
  * after the last block, where a next pair is sign-extended into the buffer and its blocks begin
  * (all registers free there). Compiled out in a build without runs. */
@@ -242,7 +240,12 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
      * stream pointer w runs on from block to block. A block's biases (into
      * both pixels' accumulators), the window and the jump to its chunks are one run of loads at
      * the end of the previous block. */
-    int32_t a0, a1, a2, a3, b0, b1, b2, b3;
+    int32_t a0, a1, a2, a3;
+#if MF_PAIR_RUNS /* (MF_PAIR_WIDEN4's STM) */
+    register int32_t b0 __asm__("r0"), b1 __asm__("r1"), b2 __asm__("r2"), b3 __asm__("r3");
+#else
+    int32_t b0, b1, b2, b3;
+#endif
     const uint32_t *p = (const uint32_t *)(const void *)c, *w; /* first the context */
     uint32_t x, y, t, u;
     a0 = (int32_t)(intptr_t)r; /* ([20] in the frame) */
