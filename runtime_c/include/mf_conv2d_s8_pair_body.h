@@ -75,17 +75,17 @@ typedef struct {
                              pair_stream) */
 } mf_pair_ctx;
 
-/* A run of pointwise pairs after the first (mf_pair_run; the assembly reads and updates it by
- * offset: keep the order). Each next pair's windows are the in_c values at x (A) and x + xb (B),
+/* A run of pointwise pairs (mf_pair_run; the assembly reads and updates it by offset: keep the
+ * order), up to the pair whose A is at last. Each next pair's windows are the in_c values at x
+ * (A, 2 xb on from the pair before) and x + xb (B),
  * which it sign-extends into the buffer itself, its blocks stored from the previous pair's store
  * pointer (past A's channels) plus sstep. */
 typedef struct {
-    const int8_t *x;   /* 0: the current pair's pixel A values */
-    int32_t xb;        /* 4: bytes from A's values to B's */
-    int32_t xstep;     /* 8: bytes from a pair's A values to the next pair's */
-    int32_t pairs;     /* 12: pairs left after the current one */
-    const uint32_t *w; /* 16: the stream's start */
-    int32_t sstep;     /* 20: bytes from a pair's store pointer past A's channels to the next A's */
+    const int8_t *x;    /* 0: the current pair's pixel A values */
+    int32_t xb;         /* 4: bytes from A's values to B's (the next pair's A: twice that on) */
+    const int8_t *last; /* 8: the run's last pair's A values */
+    const uint32_t *w;  /* 12: the stream's start */
+    int32_t sstep;      /* 16: bytes from a pair's store pointer past A's channels to the next A's */
 } mf_pair_next;
 
 #if MF_ASM_LOOPS
@@ -172,21 +172,19 @@ typedef struct {
 #define MF_PAIR_RUN_SAVE "str %[a0], [sp, #20]\n\t"
 #define MF_PAIR_RUN_TEST "ldr %[x], [sp, #20]\n\tcmp %[x], #0\n\tbne 61b\n\t"
 /* (61: a run's next pair, x the run, if any: its values sign-extended into the buffer, per 4
- * values of A and B their even and odd int16 pairs in two STRD, then its blocks from the
+ * values of A and B their even and odd int16 pairs in one STM, then its blocks from the
  * stream's start; the run's loads first, in one run) */
 #define MF_PAIR_RUN_NEXT                                                                        \
     "61:\n\t"                                                                                   \
-    "ldr %[y], [%[x], #12]\n\t"                                                                 \
+    "ldr %[y], [%[x], #8]\n\t"                                                                  \
     "ldrd %[a0], %[a1], [%[x], #0]\n\t"                                                         \
-    "ldr %[a2], [%[x], #8]\n\t"                                                                 \
-    "ldr %[w], [%[x], #16]\n\t"                                                                 \
-    "ldr %[a3], [%[x], #20]\n\t"                                                                \
+    "ldr %[w], [%[x], #12]\n\t"                                                                 \
+    "ldr %[a3], [%[x], #16]\n\t"                                                                \
     "ldr %[t], [sp, #8]\n\t"                                                                    \
     "ldrd %[p], %[u], [sp, #0]\n\t" /* the buffer, its end */                                   \
-    "subs %[y], %[y], #1\n\t"                                                                   \
-    "bmi 59f\n\t"                                                                               \
-    "str %[y], [%[x], #12]\n\t"                                                                 \
-    "add %[a0], %[a0], %[a2]\n\t" /* A's values, B's at a0 + a1 */                              \
+    "cmp %[a0], %[y]\n\t"                                                                       \
+    "beq 59f\n\t"                                                                               \
+    "add %[a0], %[a0], %[a1], lsl #1\n\t" /* A's values, B's at a0 + a1 */                      \
     "add %[t], %[t], %[a3]\n\t"   /* the store pointer */                                       \
     "str %[a0], [%[x], #0]\n\t"                                                                 \
     "str %[t], [sp, #8]\n\t"                                                                    \
@@ -228,8 +226,8 @@ MF_INLINE uint32_t mf_pair_odd(uint32_t m, uint32_t e)
  * window's chunks, the odd channels are taken out of their mixed sums, all are requantized by the
  * block's table, and each pixel's four values are stored as one word, B's (at c->sta + c->delta)
  * first, then A's (c->sta), the block's 4 bytes on. At least one chunk. With a run r (not NULL:
- * pointwise pairs, c->delta != 0, whole blocks stored straight), r->pairs more pairs follow
- * without returning: each sign-extends its two pixels' values into the buffer and takes the
+ * pointwise pairs, c->delta != 0, whole blocks stored straight), the run's next pairs follow
+ * (up to r->last) without returning: each sign-extends its two pixels' values into the buffer and takes the
  * blocks again (no call, no prologue per pair). */
 MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
 {
@@ -432,10 +430,10 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
         if (q[11] & MF_PAIR_LAST) {
             uint32_t *d = (uint32_t *)(uintptr_t)c->wide;
             const int8_t *xa;
-            if (r == NULL || r->pairs == 0) {
+            if (r == NULL || r->x == r->last) {
                 break;
             }
-            r->pairs--, r->x += r->xstep; /* a run's next pair, into the buffer */
+            r->x += 2 * r->xb; /* a run's next pair, into the buffer */
             for (xa = r->x; d != c->end; d += 4, xa += 4) {
                 const uint32_t va = mf_load32(xa), vb = mf_load32(xa + r->xb);
                 d[MF_PAIR_WORD(0, 0, 0)] = mf_sxtb16(va);
@@ -698,8 +696,8 @@ MF_INLINE void mf_conv2d_s8_pair_body(const mf_conv2d_s8_gemm_params *p, const m
                                             other n pairs in one run */
             const int32_t n = k / 2 - 1;
             mf_pair_next run;
-            run.x = input + q * in_c, run.xb = step * in_c, run.xstep = 2 * step * in_c;
-            run.pairs = n, run.w = ctx.w, run.sstep = 2 * step * out_c - out_c;
+            run.x = input + q * in_c, run.xb = step * in_c, run.last = run.x + 2 * n * run.xb;
+            run.w = ctx.w, run.sstep = 2 * step * out_c - out_c;
             mf_pair_run(&ctx, &run);
             k -= 2 * n, q += 2 * step * n; /* (then the loop's pair) */
             continue;
