@@ -58,17 +58,26 @@ def unstaged(op: Op) -> bool:
     return not op.fused and not fields["clamp"] and op.outputs[0].shape[-1] % 4 == 0
 
 
-def pair_sizes(params: dict) -> dict[str, int]:
+def pair_sizes(params: dict, fused: bool = False) -> dict[str, int]:
     """The build's MF_PAIR_WIDE: its largest paired window sizes the stack buffer; MF_PAIR_WINDOWS:
     1 when some call reads windows, 0 when all are pointwise (1x1, stride 1, no padding: the loop
-    reads a pixel's one run itself, and the window readers are compiled out)."""
+    reads a pixel's one run itself, and the window readers are compiled out); MF_PAIR_RUNS: 1 when
+    some call is pointwise and stores straight (no epilogue nor clamp, whole blocks: its pairs go
+    through mf_pair_run as one run), else the assembly's run check is compiled out."""
     def field(name: str) -> int:
         return params.get(name, params.get(f"k.{name}"))
 
     depth = field("depth")
     pointwise = all(field(f) == 1 for f in ("k_h", "k_w", "stride_h", "stride_w")) \
         and field("pad_h") == 0 and field("pad_w") == 0
-    return {"MF_PAIR_WINDOWS": int(not pointwise), **({"MF_PAIR_WIDE": depth} if depth <= PAIR_WIDE else {})}
+    runs = pointwise and not fused and not field("clamp") and field("out_c") % 4 == 0
+    return {"MF_PAIR_WINDOWS": int(not pointwise), "MF_PAIR_RUNS": int(runs),
+            **({"MF_PAIR_WIDE": depth} if depth <= PAIR_WIDE else {})}
+
+
+def pair_ep_sizes(params: dict) -> dict[str, int]:
+    """pair_sizes of a call with a fused epilogue (never a run)."""
+    return pair_sizes(params, fused=True)
 
 
 MIX_BOUND = 1 << 23  # |accumulator| of an odd channel: 256 times it must fit an int32 (mixed)
@@ -148,7 +157,7 @@ declare({}, KernelSpec("mf_conv2d_s8_pair", "mf_conv2d_s8_gemm_params", _FILE,
                        mac_cost=MAC_COST, access=WINDOW, sizes=pair_sizes),
         *(KernelSpec(f"mf_conv2d_s8_pair_{v}", "mf_conv2d_s8_gemm_ep_params", _EP_FILE,
                      base="mf_conv2d_s8_pair", variant=v, reversible=True, mac_cost=MAC_COST,
-                     access=WINDOW, sizes=pair_sizes)
+                     access=WINDOW, sizes=pair_ep_sizes)
           for v in ("add", "lut", "mul", "rsub", "sub")))
 
 

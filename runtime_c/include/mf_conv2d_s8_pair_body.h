@@ -35,6 +35,9 @@
 #ifndef MF_PAIR_WINDOWS      /* 1: some paired conv reads windows (not 1x1 stride-1 unpadded); */
 #define MF_PAIR_WINDOWS 1    /* a build whose paired convs are all pointwise sets 0 (lower/fast_gemm.py) */
 #endif
+#ifndef MF_PAIR_RUNS         /* 1: some paired conv is pointwise and stores straight (mf_pair_run's */
+#define MF_PAIR_RUNS 1       /* runs); a build without one sets 0 (lower/fast_gemm.py pair_sizes) */
+#endif
 
 /* Where a pixel's odd int16 pairs and pixel B's words sit among each 4 values' 4 buffer words
  * (MF_PAIR_WORD: every reader and writer of the buffer goes through it).
@@ -71,6 +74,19 @@ typedef struct {
     const uint32_t *w;    /* 28: the stream: per block its biases, weights, table (lower/fast_gemm.py
                              pair_stream) */
 } mf_pair_ctx;
+
+/* A run of pointwise pairs (mf_pair_run; the assembly reads and updates it by offset: keep the
+ * order), up to the pair whose A is at last. Each next pair's windows are the in_c values at x
+ * (A, 2 xb on from the pair before) and x + xb (B),
+ * which it sign-extends into the buffer itself, its blocks stored from the previous pair's store
+ * pointer (past A's channels) plus sstep. */
+typedef struct {
+    const int8_t *x;    /* 0: the current pair's pixel A values */
+    int32_t xb;         /* 4: bytes from A's values to B's (the next pair's A: twice that on) */
+    const int8_t *last; /* 8: the run's last pair's A values */
+    const uint32_t *w;  /* 12: the stream's start */
+    int32_t sstep;      /* 16: bytes from a pair's store pointer past A's channels to the next A's */
+} mf_pair_next;
 
 #if MF_ASM_LOOPS
 /* Two of four values of both pixels (lxy: their buffer words, the even or odd halves, into x
@@ -137,6 +153,50 @@ typedef struct {
 /* Requantize channel j of both pixels (accumulators a, b, already shifted left) by the stream's
  * mult m, round r, right shift s (registers loaded ahead, in as few runs of loads as the free
  * registers allow); tmp a temporary, r takes B's value. */
+/* A run's next pair: 4 values of A (at a0) and B (a0 + a1) sign-extended into the buffer's
+ * group at p (MF_PAIR_WORD's layout: b0-b3 in order, which sit in r0-r3 in a build with runs so
+ * that one STM stores them, 5 cycles), a0 and p on. */
+#if MF_PAIR_B == 1
+#define MF_PAIR_WSX "sxtb16 %[b0], %[a3]\n\tsxtb16 %[b1], %[a2]\n\tsxtb16 %[b2], %[a3], ror #8\n\tsxtb16 %[b3], %[a2], ror #8\n\t"
+#else
+#define MF_PAIR_WSX "sxtb16 %[b0], %[a3]\n\tsxtb16 %[b1], %[a3], ror #8\n\tsxtb16 %[b2], %[a2]\n\tsxtb16 %[b3], %[a2], ror #8\n\t"
+#endif
+#define MF_PAIR_WIDEN4                                                                          \
+    "ldr %[a2], [%[a0], %[a1]]\n\t"                                                            \
+    "ldr %[a3], [%[a0]], #4\n\t" MF_PAIR_WSX                                                   \
+    "stmia %[p]!, {%[b0], %[b1], %[b2], %[b3]}\n\t"
+/* A run's pairs (mf_pair_run; MF_PAIR_RUNS): the run's pointer kept in the frame ([20]), tested
+ * after the last block, where a next pair is sign-extended into the buffer and its blocks begin
+ * (all registers free there). Compiled out in a build without runs. */
+#if MF_PAIR_RUNS
+#define MF_PAIR_RUN_SAVE "str %[a0], [sp, #20]\n\t"
+#define MF_PAIR_RUN_TEST "ldr %[x], [sp, #20]\n\tcmp %[x], #0\n\tbne 61b\n\t"
+/* (61: a run's next pair, x the run, if any: its values sign-extended into the buffer, per 4
+ * values of A and B their even and odd int16 pairs in one STM, then its blocks from the
+ * stream's start; the run's loads first, in one run) */
+#define MF_PAIR_RUN_NEXT                                                                        \
+    "61:\n\t"                                                                                   \
+    "ldr %[y], [%[x], #8]\n\t"                                                                  \
+    "ldrd %[a0], %[a1], [%[x], #0]\n\t"                                                         \
+    "ldr %[w], [%[x], #12]\n\t"                                                                 \
+    "ldr %[a3], [%[x], #16]\n\t"                                                                \
+    "ldr %[t], [sp, #8]\n\t"                                                                    \
+    "ldrd %[p], %[u], [sp, #0]\n\t" /* the buffer, its end */                                   \
+    "cmp %[a0], %[y]\n\t"                                                                       \
+    "beq 59f\n\t"                                                                               \
+    "add %[a0], %[a0], %[a1], lsl #1\n\t" /* A's values, B's at a0 + a1 */                      \
+    "add %[t], %[t], %[a3]\n\t"   /* the store pointer */                                       \
+    "str %[a0], [%[x], #0]\n\t"                                                                 \
+    "str %[t], [sp, #8]\n\t"                                                                    \
+    "62:\n\t" MF_PAIR_WIDEN4 MF_PAIR_WIDEN4                                                      \
+    "cmp %[p], %[u]\n\t"                                                                        \
+    "bne 62b\n\t"                                                                               \
+    "b 60b\n\t"
+#else
+#define MF_PAIR_RUN_SAVE
+#define MF_PAIR_RUN_TEST
+#define MF_PAIR_RUN_NEXT
+#endif
 #define MF_PAIR_RQ(a, b, m, r, s, tmp)                                       \
     "smmlar %[" tmp "], %[" a "], %[" m "], %[" r "]\n\t"                  \
     "smmlar %[" r "], %[" b "], %[" m "], %[" r "]\n\t"                    \
@@ -165,8 +225,11 @@ MF_INLINE uint32_t mf_pair_odd(uint32_t m, uint32_t e)
  * accumulators (both pixels' four channels) start at the block's biases, take one pass over the
  * window's chunks, the odd channels are taken out of their mixed sums, all are requantized by the
  * block's table, and each pixel's four values are stored as one word, B's (at c->sta + c->delta)
- * first, then A's (c->sta), the block's 4 bytes on. At least one chunk. */
-MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
+ * first, then A's (c->sta), the block's 4 bytes on. At least one chunk. With a run r (not NULL:
+ * pointwise pairs, c->delta != 0, whole blocks stored straight), the run's next pairs follow
+ * (up to r->last) without returning: each sign-extends its two pixels' values into the buffer and takes the
+ * blocks again (no call, no prologue per pair). */
+MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
 {
 #if MF_ASM_LOOPS
     /* All 14 registers in the loop: the context is copied into a frame below the stack pointer
@@ -175,14 +238,21 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
      * stream pointer w runs on from block to block. A block's biases (into
      * both pixels' accumulators), the window and the jump to its chunks are one run of loads at
      * the end of the previous block. */
-    int32_t a0, a1, a2, a3, b0, b1, b2, b3;
+    int32_t a0, a1, a2, a3;
+#if MF_PAIR_RUNS /* (MF_PAIR_WIDEN4's STM) */
+    register int32_t b0 __asm__("r0"), b1 __asm__("r1"), b2 __asm__("r2"), b3 __asm__("r3");
+#else
+    int32_t b0, b1, b2, b3;
+#endif
     const uint32_t *p = (const uint32_t *)(const void *)c, *w; /* first the context */
     uint32_t x, y, t, u;
+    a0 = (int32_t)(intptr_t)r; /* ([20] in the frame) */
     __asm__ volatile(
         "sub sp, sp, #24\n\t"
         "ldrd %[x], %[y], [%[p], #0]\n\t"
         "ldrd %[t], %[u], [%[p], #12]\n\t" /* A's store, B's distance */
         "ldr %[w], [%[p], #28]\n\t"
+        MF_PAIR_RUN_SAVE
         "strd %[x], %[y], [sp, #0]\n\t"
         "strd %[t], %[u], [sp, #8]\n\t"
         /* [16]: four chunks a turn (the loop's test and branch, 6 cycles, once per 256 MACs),
@@ -309,9 +379,12 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
         "add %[w], %[w], #16\n\t"
         "add %[p], %[p], #16\n\t"
         "b 92b\n\t"
-        "50:\n\t"
+        MF_PAIR_RUN_NEXT
+        "50:\n\t" /* the last block: the end, or a run's next pair */
+        MF_PAIR_RUN_TEST
+        "59:\n\t"
         "add sp, sp, #24\n\t"
-        : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [b0] "=&r"(b0), [b1] "=&r"(b1),
+        : [a0] "+r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [b0] "=&r"(b0), [b1] "=&r"(b1),
           [b2] "=&r"(b2), [b3] "=&r"(b3), [p] "+r"(p), [w] "=&r"(w), [x] "=&r"(x), [y] "=&r"(y),
           [t] "=&r"(t), [u] "=&r"(u)
         :
@@ -355,10 +428,29 @@ MF_HELPER void mf_pair_blocks(const mf_pair_ctx *c)
             }
         }
         if (q[11] & MF_PAIR_LAST) {
-            break;
+            uint32_t *d = (uint32_t *)(uintptr_t)c->wide;
+            const int8_t *xa;
+            if (r == NULL || r->x == r->last) {
+                break;
+            }
+            r->x += 2 * r->xb; /* a run's next pair, into the buffer */
+            for (xa = r->x; d != c->end; d += 4, xa += 4) {
+                const uint32_t va = mf_load32(xa), vb = mf_load32(xa + r->xb);
+                d[MF_PAIR_WORD(0, 0, 0)] = mf_sxtb16(va);
+                d[MF_PAIR_WORD(0, 0, 1)] = mf_sxtb16_ror8(va);
+                d[MF_PAIR_WORD(0, 1, 0)] = mf_sxtb16(vb);
+                d[MF_PAIR_WORD(0, 1, 1)] = mf_sxtb16_ror8(vb);
+            }
+            wb = r->w, sta += r->sstep; /* (then the loop's 4 bytes) */
         }
     }
 #endif
+}
+
+/* One pair's (or a lone pixel's) blocks (mf_pair_run without a run). */
+MF_INLINE void mf_pair_blocks(const mf_pair_ctx *c)
+{
+    mf_pair_run(c, NULL);
 }
 
 /* 4 values of pixels A and B (int8 words va, vb) sign-extended into the buffer's group at wide
@@ -389,7 +481,7 @@ MF_INLINE uint32_t *mf_pair_group(uint32_t va, uint32_t vb, uint32_t *wide)
 
 /* Both windows' runs (segments sa from base ba, sb from bb, the same lengths) sign-extended into
  * wide: per 4 values A's and B's even and odd int16 pairs (MF_PAIR_ODD, MF_PAIR_B). */
-static void mf_pair_widen(const mf_seg *sa, const int8_t *ba, const mf_seg *sb, const int8_t *bb,
+MF_INLINE void mf_pair_widen(const mf_seg *sa, const int8_t *ba, const mf_seg *sb, const int8_t *bb,
                           int32_t nseg, uint32_t *wide)
 {
     int32_t s;
@@ -558,8 +650,9 @@ MF_INLINE void mf_conv2d_s8_pair_body(const mf_conv2d_s8_gemm_params *p, const m
 #if MF_PAIR_WINDOWS
     mf_pair_src src;
 #else
-    const mf_seg run = {0, MF_SEG_N(in_c / 8, 0)};
+    const mf_seg run1 = {0, MF_SEG_N(in_c / 8, 0)}; /* a flat pixel's one run */
 #endif
+    int run_ok = MF_PAIR_RUNS && direct; /* flat and direct: the pairs can go as one run (mf_pair_run) */
     mf_pair_ctx ctx;
     int32_t k, q = p->reverse ? total - 1 : 0; /* pixel q first, then its partner q + step */
     ctx.wide = wide;
@@ -581,6 +674,7 @@ MF_INLINE void mf_conv2d_s8_pair_body(const mf_conv2d_s8_gemm_params *p, const m
     src.hi = p->in_w - p->k_w + p->pad_w < 0 ? -1
              : MF_MIN((p->in_w - p->k_w + p->pad_w) / p->stride_w, p->out_w - 1);
     src.first = -p->out_w - 1, src.vin = 0, src.at = 0;
+    run_ok = MF_PAIR_RUNS && direct && src.flat;
 #endif
     ctx.delta = delta;
     for (k = total; k > 0; k -= 2, q += 2 * step) { /* k: pixels left */
@@ -592,11 +686,21 @@ MF_INLINE void mf_conv2d_s8_pair_body(const mf_conv2d_s8_gemm_params *p, const m
 #else
         {
             const int8_t *x = input + q * in_c;
-            mf_pair_widen(&run, x, &run, x + (k > 1 ? step * in_c : 0), 1, wide);
+            mf_pair_widen(&run1, x, &run1, x + (k > 1 ? step * in_c : 0), 1, wide);
         }
 #endif
         if (direct) {
             ctx.sta = output + q * out_c;
+        }
+        if (run_ok && k > 1) { /* pointwise, straight out: this pair and the call's
+                                            other n pairs in one run */
+            const int32_t n = k / 2 - 1;
+            mf_pair_next run;
+            run.x = input + q * in_c, run.xb = step * in_c, run.last = run.x + 2 * n * run.xb;
+            run.w = ctx.w, run.sstep = 2 * step * out_c - out_c;
+            mf_pair_run(&ctx, &run);
+            k -= 2 * n, q += 2 * step * n; /* (then the loop's pair) */
+            continue;
         }
         mf_pair_blocks(&ctx);
         if (!direct) {

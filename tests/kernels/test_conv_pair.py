@@ -289,3 +289,57 @@ def test_the_stream_holds_each_blocks_biases_weights_and_table_and_flags_the_las
     want = t[:, 1:].transpose(0, 2, 1).reshape(2, 12).copy()
     want[1, -1] |= fast_gemm.PAIR_LAST
     assert np.array_equal(stream[:, -12:], want)
+
+
+def run_scenarios():
+    """The scenarios of calls whose pairs go as one run (mf_pair_run: pointwise, no epilogue nor
+    clamp, whole blocks): one to 22 pairs, even and odd pixel counts (a lone last pixel after the
+    run), 8 to 64 input channels, both directions."""
+    rng = np.random.default_rng(SEED + 5)
+    shapes = [((1, 3), 16, 8), ((2, 2), 16, 4), ((3, 5), 24, 12), ((5, 9), 64, 16), ((4, 4), 32, 136),
+              ((7, 3), 40, 8)]
+    graph = merge([random_conv(rng, hw, (oc, 1, 1, ic), ConvAttrs("VALID", 1, 1, "NONE", 1, 1))
+                   for hw, ic, oc in shapes], "runs")
+    data, want = placements.tflm_case(graph, SEED + 6)
+    calls = lowered(graph)
+    runs = placements.picked(calls, data, want, lambda c: c.kernel == KERNEL)
+    runs = [r for r in runs if fast_gemm.pair_sizes(r.call.params)["MF_PAIR_RUNS"]]
+    pixels = {r.call.params["out_h"] * r.call.params["out_w"] for r in runs}
+    assert {3, 4, 15, 45, 16, 21} <= pixels, pixels
+    assert any(r.call.params.get(r.call.reverse_key or "", 0) == 1 for r in runs)
+    return runs
+
+
+def test_pair_runs_match_tflm_on_host(tmp_path, always_fuse):
+    """A run's next pairs read and widened in the loop (the portable path), both buffer layouts;
+    and the same calls with the runs compiled out (MF_PAIR_RUNS 0: a pair per call)."""
+    runs = run_scenarios()
+    for name, defines in (("m4", {}), ("m7", {"MF_WIDE_LOADS": 1}), ("off", {"MF_PAIR_RUNS": 0})):
+        failures = placements.run(runs, tmp_path / name, defines=defines)
+        assert not failures, "\n".join(failures)
+
+
+@on_qemu
+def test_pair_runs_match_tflm_under_qemu(tmp_path, always_fuse):
+    """The assembly's runs (the next pair's widening at 61) on the M4 and M7 loops, with and without
+    window readers."""
+    runs = run_scenarios()
+    for board in ("qemu-mps2-an386", "qemu-mps2-an500"):
+        for windows in (0, 1):
+            failures = placements.run(runs, tmp_path / f"{board}-{windows}", board,
+                                      defines={"MF_PAIR_WINDOWS": windows})
+            assert not failures, "\n".join(failures)
+
+
+def test_a_build_compiles_the_runs_only_when_a_paired_conv_can_run(tmp_path):
+    """mf_config.h: MF_PAIR_RUNS 1 when some paired conv is pointwise and stores straight, else 0."""
+    from microfuse.pipeline import build
+
+    rng = np.random.default_rng(SEED)
+    graphs = [pair_graph(rng, i) for i in range(8)]
+    for name, picked in (("windows", graphs[1:8:2]), ("all", graphs)):
+        compiled = build(merge(picked, name), tmp_path / name)
+        calls = [c for c in compiled.calls if c.kernel.startswith(KERNEL)]
+        runs = int(any(c.kernel == KERNEL and fast_gemm.pair_sizes(c.params)["MF_PAIR_RUNS"] for c in calls))
+        assert calls and f"#define MF_PAIR_RUNS {runs}\n" in (tmp_path / name / "mf_config.h").read_text()
+        assert runs == (name == "all"), name
