@@ -199,8 +199,9 @@ def test_balanced_runs_fast_kernels_everywhere_at_todays_arena_and_calls(model):
     weights = {np.asarray(v.data).tobytes(): np.asarray(v.data).nbytes for c in calls for k, v in c.params.items()
                if isinstance(v, ConstArray) and k.split(".")[-1] == "weights"}  # a cascade emits each once
     int8 = {c.sources[0].index: c.sources[0].inputs[1].nbytes for c in calls if c.sources[0].kind in MAC_KINDS}
-    # conv and FC weights int8 in flash, blocked and padded; a depthwise conv's int16 lanes with the
-    # left shift folded in (lower/fast.py dw_block_words: KWS 1.15, VWW 1.08)
+    # conv and FC weights int8 in flash, blocked and padded, a pair conv's with its channel table
+    # (lower/fast_gemm.py pair_stream); a depthwise conv's int16 lanes with the left shift folded in
+    # (lower/fast.py dw_block_words)
     figures.relative(f"{model} flash weights per int8 weight", sum(weights.values()) / sum(int8.values()),
                      figures.WEIGHTS_RATIO[model], 0.0005)
 
