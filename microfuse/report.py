@@ -115,9 +115,10 @@ DSP_CORES = {"cortex-m4", "cortex-m7", "cortex-m55"}
 MVE_CORES = {"cortex-m55"}
 
 
-def code_path(kernel: str, core: str) -> str:
-    """Which code a kernel runs on a core: plain C, the DSP extension's SIMD, or Helium (MVE)."""
-    if not _uses_fast(kernel):
+def code_path(kernel: str, core: str, band_kernels: list[str] | None = None) -> str:
+    """Which code a kernel runs on a core: plain C, the DSP extension's SIMD, or Helium (MVE).
+    A cascade (mf_cascade) runs its bands' kernels: the SIMD path if any of them has one."""
+    if not any(_uses_fast(k) for k in band_kernels or [kernel]):
         return "plain C"
     core = core[:-1] if core.endswith("f") else core
     return "Helium" if core in MVE_CORES else "DSP" if core in DSP_CORES else "plain C"
@@ -189,6 +190,7 @@ def build_report(compiled, banner: str) -> dict:
         "const_bytes": _flash_bytes(c),
         "scratch_bytes": c.scratch,
         "notes": list(c.notes),
+        **({"band_kernels": sorted({b.kernel for b in c.bands.values()})} if hasattr(c, "bands") else {}),
     } for i, c in enumerate(compiled.calls)]
     return {
         "generator": banner,

@@ -252,8 +252,8 @@ def call_rows(report: dict) -> list[CallRow]:
         srcs = c.get("source_ops") or []
         share = 100.0 * weights[k] / total if total else 0.0
         moved = _moved(c)
-        paths = " · ".join(f"{_short(core)} {code_path(str(c.get('kernel', '')), _core_name(core))}"
-                           for core in cores)
+        kernel, bands = str(c.get("kernel", "")), c.get("band_kernels")
+        paths = " · ".join(f"{_short(core)} {code_path(kernel, _core_name(core), bands)}" for core in cores)
         rows.append(CallRow(
             str(c.get("index", k)), str(c.get("kernel", "")), str(c.get("kind", "")), len(srcs) > 1,
             tuple(f"op {i} {kinds.get(i, '?')}" for i in srcs),

@@ -14,7 +14,7 @@ from microfuse.testing.stages import compile_model
 
 from _fusion import fused
 from _views import FLOAT32, INT8, concat, contiguous, conv, fire, inception, pool, share_concat_quant
-from tests.harness import check_graph
+from tests.harness import check_graph, dense_fast  # noqa: F401 (a fixture)
 
 SIZE, BALANCED, SPEED = Options(optimize="size"), Options(optimize="balanced"), Options(optimize="speed")
 OFF = Options(optimize="size", fuse=False)
@@ -65,7 +65,9 @@ def test_float_fire_module_strided_float_kernels():
     check_graph(graph, np.random.default_rng(5), options=SIZE)
 
 
-def test_contiguous_slices_need_no_stride_any_producer():
+def test_contiguous_slices_need_no_stride_any_producer(dense_fast):
+    """(The heads are smaller than lower/fast.py DENSE_MACS_MIN: the fixture keeps them on the DSP
+    kernel, whose fused LEAKY_RELU variant the balanced build takes.)"""
     graph = contiguous(np.random.default_rng(6))
     before, after = compile_model(graph, Options(fuse=False)), compile_model(graph, BALANCED)
     # both concats gone; the two FC heads read one input: horizontally fused into one call

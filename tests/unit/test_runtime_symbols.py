@@ -73,7 +73,9 @@ def multi_line_macros() -> dict[str, str]:
 
 def test_loops_are_functions_not_macros():
     """Multi-line macros only spell out inline-assembly text; C loops are always-inline functions."""
-    loops = [name for name, body in multi_line_macros().items() if re.search(r"\b(for|while)\s*\(|\{", body)]
+    # (outside the string literals: an STM's register list is a brace of assembly text)
+    code = {name: re.sub(r'"(?:[^"\\\n]|\\.)*"', '""', body) for name, body in multi_line_macros().items()}
+    loops = [name for name, body in code.items() if re.search(r"\b(for|while)\s*\(|\{", body)]
     assert not loops, loops
 
 
