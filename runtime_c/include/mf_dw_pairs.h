@@ -52,6 +52,17 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
     int32_t g4 = (int32_t)(uintptr_t)base, x = (int32_t)(uintptr_t)held, r = (int32_t)(uintptr_t)off_b;
     int32_t wl, wo;
     (void)lshift; /* folded into the weights' block (MF_W16) */
+    /* pixel B's word of tap t (its address step bytes on, in the frame), split and multiplied with
+     * the tap's weights (wl, wo) into B's accumulators */
+#define MF_DWQ_B(t)                                   \
+    "ldr %[r], [sp, #(8 * " #t " + 4)]\n\t"            \
+    "ldr %[x], [%[r], %[g4]]\n\t"                      \
+    "sxtb16 %[r], %[x], ror #8\n\t"                    \
+    "sxtb16 %[x], %[x]\n\t"                            \
+    "smlabb %[a4], %[x], %[wl], %[a4]\n\t"             \
+    "smlatt %[a6], %[x], %[wl], %[a6]\n\t"             \
+    "smlabb %[a5], %[r], %[wo], %[a5]\n\t"             \
+    "smlatt %[a7], %[r], %[wo], %[a7]\n\t"
 #define MF_DWQ_TAP(t, wb) MF_DWQ_TAP_(t, wb, a0, a1, a2, a3)
     /* (b0 - b3: A's addends, a4 - a7 for its first tap: the biases wait there) */
 #define MF_DWQ_TAP_(t, wb, b0, b1, b2, b3)            \
@@ -65,14 +76,7 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
     "smlatt %[a2], %[x], %[wl], %[" #b2 "]\n\t"        \
     "smlabb %[a1], %[r], %[wo], %[" #b1 "]\n\t"        \
     "smlatt %[a3], %[r], %[wo], %[" #b3 "]\n\t"        \
-    "ldr %[r], [sp, #(8 * " #t " + 4)]\n\t"            \
-    "ldr %[x], [%[r], %[g4]]\n\t"                      \
-    "sxtb16 %[r], %[x], ror #8\n\t"                    \
-    "sxtb16 %[x], %[x]\n\t"                            \
-    "smlabb %[a4], %[x], %[wl], %[a4]\n\t"             \
-    "smlatt %[a6], %[x], %[wl], %[a6]\n\t"             \
-    "smlabb %[a5], %[r], %[wo], %[a5]\n\t"             \
-    "smlatt %[a7], %[r], %[wo], %[a7]\n\t"
+    MF_DWQ_B(t)
     /* the same where A's input word is B's of the tap before (B the pixel to the right of A, a
      * 3x3 window's next column in its row: x and r hold its halves already) */
 #define MF_DWQ_TAPB(t, wb)                            \
@@ -82,14 +86,7 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
     "smlatt %[a2], %[x], %[wl], %[a2]\n\t"             \
     "smlabb %[a1], %[r], %[wo], %[a1]\n\t"             \
     "smlatt %[a3], %[r], %[wo], %[a3]\n\t"             \
-    "ldr %[r], [sp, #(8 * " #t " + 4)]\n\t"            \
-    "ldr %[x], [%[r], %[g4]]\n\t"                      \
-    "sxtb16 %[r], %[x], ror #8\n\t"                    \
-    "sxtb16 %[x], %[x]\n\t"                            \
-    "smlabb %[a4], %[x], %[wl], %[a4]\n\t"             \
-    "smlatt %[a6], %[x], %[wl], %[a6]\n\t"             \
-    "smlabb %[a5], %[r], %[wo], %[a5]\n\t"             \
-    "smlatt %[a7], %[r], %[wo], %[a7]\n\t"
+    MF_DWQ_B(t)
     /* B two columns right of A (stride 2): B's word first, then A's, so that x and r end on A's
      * halves, which are B's two taps on (MF_DWQ_TAPR) */
 #define MF_DWQ_TAPBA(t) MF_DWQ_TAPBA_(t, a4, a5, a6, a7)
@@ -301,6 +298,7 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
 #undef MF_DWQ_TAP_
 #undef MF_DWQ_TAPBA_
 #undef MF_DWQ_TAPB
+#undef MF_DWQ_B
 #undef MF_DWQ_GROUP
 #undef MF_DWQ_TAPS_ANY
 #undef MF_DWQ_TAPS_ADJ
