@@ -4,8 +4,8 @@ It runs mf_fc_s8_dsp's arithmetic with the same params and weights (fast.fc_prep
 it cannot do: a depth that is not a multiple of 8, units that are not a multiple of 4, a clamp
 narrower than int8 (or a fused epilogue: it declares no fused variants), an output slice. Its
 unrolled loop saves about one cycle per 8-value chunk of 4 units on a Cortex-M4 for some 600
-bytes of code, so a layer must have ROW_MACS_MIN MACs to take it (the classifier head of a
-conv model, a few hundred MACs, keeps mf_fc_s8_dsp, which the model links anyway).
+bytes of code, so a layer must have ROW_MACS_MIN MACs to take it (a conv model's classifier
+head, a few hundred MACs, is under fast.DENSE_MACS_MIN and takes the reference kernel).
 """
 
 from __future__ import annotations
