@@ -66,13 +66,11 @@ typedef struct {
     const uint32_t *wide; /* 0: both windows sign-extended, 4 words per 4 values (MF_PAIR_ODD,
                              MF_PAIR_B) */
     const uint32_t *end;  /* 4: its end (wide + depth) */
-    const int32_t *qb;    /* 8: (unused: the table is in the stream w) */
-    int8_t *sta;          /* 12: where pixel A's first block goes */
-    int32_t delta;        /* 16: bytes from pixel A's values to B's (0: A alone, B unread) */
-    int32_t lshift;       /* 20: 1 (the loop's left shift: lower/fast_gemm.py mixed_fits) */
-    int32_t blocks;       /* 24: blocks of 4 channels (>= 1; the stream marks the last) */
-    const uint32_t *w;    /* 28: the stream: per block its biases, weights, table (lower/fast_gemm.py
-                             pair_stream) */
+    int8_t *sta;          /* 8: where pixel A's first block goes */
+    int32_t delta;        /* 12: bytes from pixel A's values to B's (0: A alone, B unread) */
+    const uint32_t *w;    /* 16: the stream: per block its biases, weights, table (lower/fast_gemm.py
+                             pair_stream; its last block marked, so no count) */
+    int32_t lshift;       /* 20: the portable loop's left shift, 1 (lower/fast_gemm.py mixed_fits) */
 } mf_pair_ctx;
 
 /* A run of pointwise pairs (mf_pair_run; the assembly reads and updates it by offset: keep the
@@ -250,8 +248,8 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
     __asm__ volatile(
         "sub sp, sp, #24\n\t"
         "ldrd %[x], %[y], [%[p], #0]\n\t"
-        "ldrd %[t], %[u], [%[p], #12]\n\t" /* A's store, B's distance */
-        "ldr %[w], [%[p], #28]\n\t"
+        "ldrd %[t], %[u], [%[p], #8]\n\t" /* A's store, B's distance */
+        "ldr %[w], [%[p], #16]\n\t"
         MF_PAIR_RUN_SAVE
         "strd %[x], %[y], [sp, #0]\n\t"
         "strd %[t], %[u], [sp, #8]\n\t"
@@ -658,9 +656,7 @@ MF_INLINE void mf_conv2d_s8_pair_body(const mf_conv2d_s8_gemm_params *p, const m
     ctx.wide = wide;
     ctx.end = wide + p->depth;
     ctx.lshift = p->lshift;
-    ctx.blocks = (out_c + 3) / 4;
     ctx.w = (const uint32_t *)(const void *)p->weights;
-    ctx.qb = p->quant;
     ctx.sta = (int8_t *)stage[0];
 #if MF_PAIR_WINDOWS
     src.p = p, src.input = input, src.wide = wide;

@@ -52,6 +52,17 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
     int32_t g4 = (int32_t)(uintptr_t)base, x = (int32_t)(uintptr_t)held, r = (int32_t)(uintptr_t)off_b;
     int32_t wl, wo;
     (void)lshift; /* folded into the weights' block (MF_W16) */
+    /* pixel A's word of tap t (its address in the frame), split and multiplied with the tap's
+     * weights (wl, wo) into A's accumulators */
+#define MF_DWQ_A(t)                                   \
+    "ldr %[r], [sp, #(8 * " #t ")]\n\t"                \
+    "ldr %[x], [%[r], %[g4]]\n\t"                      \
+    "sxtb16 %[r], %[x], ror #8\n\t"                    \
+    "sxtb16 %[x], %[x]\n\t"                            \
+    "smlabb %[a0], %[x], %[wl], %[a0]\n\t"             \
+    "smlatt %[a2], %[x], %[wl], %[a2]\n\t"             \
+    "smlabb %[a1], %[r], %[wo], %[a1]\n\t"             \
+    "smlatt %[a3], %[r], %[wo], %[a3]\n\t"
     /* pixel B's word of tap t (its address step bytes on, in the frame), split and multiplied with
      * the tap's weights (wl, wo) into B's accumulators */
 #define MF_DWQ_B(t)                                   \
@@ -102,14 +113,7 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
     "smlatt %[a6], %[x], %[wl], %[" #b6 "]\n\t"        \
     "smlabb %[a5], %[r], %[wo], %[" #b5 "]\n\t"        \
     "smlatt %[a7], %[r], %[wo], %[" #b7 "]\n\t"        \
-    "ldr %[r], [sp, #(8 * " #t ")]\n\t"                \
-    "ldr %[x], [%[r], %[g4]]\n\t"                      \
-    "sxtb16 %[r], %[x], ror #8\n\t"                    \
-    "sxtb16 %[x], %[x]\n\t"                            \
-    "smlabb %[a0], %[x], %[wl], %[a0]\n\t"             \
-    "smlatt %[a2], %[x], %[wl], %[a2]\n\t"             \
-    "smlabb %[a1], %[r], %[wo], %[a1]\n\t"             \
-    "smlatt %[a3], %[r], %[wo], %[a3]\n\t"
+    MF_DWQ_A(t)
     /* B's word is A's of tap t + 2 (x and r hold its halves): B's products, then A's word */
 #define MF_DWQ_TAPR(t)                                \
     "ldr %[wl], [%[w], #(20 + 8 * " #t ")]\n\t"        \
@@ -118,14 +122,7 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
     "smlatt %[a6], %[x], %[wl], %[a6]\n\t"             \
     "smlabb %[a5], %[r], %[wo], %[a5]\n\t"             \
     "smlatt %[a7], %[r], %[wo], %[a7]\n\t"             \
-    "ldr %[r], [sp, #(8 * " #t ")]\n\t"                \
-    "ldr %[x], [%[r], %[g4]]\n\t"                      \
-    "sxtb16 %[r], %[x], ror #8\n\t"                    \
-    "sxtb16 %[x], %[x]\n\t"                            \
-    "smlabb %[a0], %[x], %[wl], %[a0]\n\t"             \
-    "smlatt %[a2], %[x], %[wl], %[a2]\n\t"             \
-    "smlabb %[a1], %[r], %[wo], %[a1]\n\t"             \
-    "smlatt %[a3], %[r], %[wo], %[a3]\n\t"
+    MF_DWQ_A(t)
     /* channel c of A (p) and B (q): x holds the table block, w (saved at [132]) is free */
 #define MF_DWQ_RQ(c, p, q)                                     \
     "ldr %[wl], [%[x], #(16 + 4 * " #c ")]\n\t"                \
@@ -299,6 +296,7 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
 #undef MF_DWQ_TAPBA_
 #undef MF_DWQ_TAPB
 #undef MF_DWQ_B
+#undef MF_DWQ_A
 #undef MF_DWQ_GROUP
 #undef MF_DWQ_TAPS_ANY
 #undef MF_DWQ_TAPS_ADJ

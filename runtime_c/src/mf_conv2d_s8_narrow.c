@@ -207,9 +207,7 @@ void mf_conv2d_s8_narrow(const mf_conv2d_s8_gemm_params *p, const int8_t *input,
     ctx.wide = wide;
     ctx.end = wide + p->depth;
     ctx.lshift = p->lshift;
-    ctx.blocks = (out_c + 3) / 4;
     ctx.w = (const uint32_t *)(const void *)p->weights;
-    ctx.qb = p->quant;
     ctx.sta = (int8_t *)stage[0];
     ctx.delta = delta;
     for (k = total; k > 0; k -= 2 * n) { /* k: pixels left */
