@@ -688,8 +688,8 @@ MF_INLINE void mf_conv2d_s8_pair_body(const mf_conv2d_s8_gemm_params *p, const m
         if (direct) {
             ctx.sta = output + q * out_c;
         }
-        if (run_ok && k > 1) { /* pointwise, straight out: this pair and the call's
-                                            other n pairs in one run */
+        if (run_ok && k > 1) { /* pointwise, straight out: this pair and the call's other n
+                                  pairs in one run */
             const int32_t n = k / 2 - 1;
             mf_pair_next run;
             run.x = input + q * in_c, run.xb = step * in_c, run.last = run.x + 2 * n * run.xb;
