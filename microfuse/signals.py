@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 import threading
 from typing import Iterator
 
@@ -48,11 +49,27 @@ def handled() -> Iterator[None]:
     received.clear()
     # A signal the parent set to be ignored (nohup, `cmd &` in a script) stays ignored.
     previous = {s: signal.signal(s, _on_signal) for s in _CAUGHT if signal.getsignal(s) is not signal.SIG_IGN}
+    swallowed: list[BaseException] = []
+    hook, sys.unraisablehook = sys.unraisablehook, _unraisable(sys.unraisablehook, swallowed)
     try:
         yield
+        if swallowed:  # the work went on and is done; the signal still ends the command
+            raise swallowed[0]
     finally:
+        sys.unraisablehook = hook
         for s, handler in previous.items():
             signal.signal(s, handler)
+
+
+def _unraisable(hook, swallowed: list[BaseException]):
+    """A hook that keeps the exception _on_signal raised where Python cannot propagate it (a __del__
+    or a weakref callback: Python would print "Exception ignored" and go on) for handled() to raise."""
+    def keep(unraisable) -> None:
+        if received and isinstance(unraisable.exc_value, (KeyboardInterrupt, Terminated)):
+            swallowed.append(unraisable.exc_value)
+        else:
+            hook(unraisable)
+    return keep
 
 
 @contextlib.contextmanager

@@ -194,3 +194,24 @@ def test_a_signal_during_the_swap_keeps_old_build_and_users_files_until_the_swap
         build(TINY, out, Options(name="n"))
     assert (out / "main.c").read_text() == "mine" and (out / "n.c").exists()
     assert [p.name for p in tmp_path.iterdir()] == ["out"]
+
+
+def test_a_signal_a_finalizer_swallows_still_ends_the_command_quietly(monkeypatch, capsys):
+    """Python prints "Exception ignored" and goes on when the handler's exception is raised inside a
+    __del__ or a weakref callback (a WeakKeyDictionary's, mid-build): the command must still end
+    with the signal's status and its one line, and print no traceback."""
+    from microfuse import cli
+
+    class Finalized:
+        def __del__(self):
+            signal.raise_signal(signal.SIGTERM)  # the handler runs here, inside the finalizer
+
+    def run(args):
+        Finalized()  # dropped at once: its __del__ swallows the handler's exception
+        return 0
+
+    monkeypatch.setattr(cli, "_run_command", run)
+    assert cli.main(["inspect", "model.tflite"]) == 128 + signal.SIGTERM
+    err = capsys.readouterr().err
+    assert err == "microfuse: terminated (SIGTERM)\n", err
+    assert signal.getsignal(signal.SIGTERM) is not signal.SIG_IGN  # handlers restored
