@@ -28,6 +28,7 @@ from __future__ import annotations
 import weakref
 from dataclasses import dataclass
 
+from ..errors import PlanError
 from ..ir import DType, Op, OpAttrs, Tensor, first_operand_slot
 from .common import window_kernel, window_pads
 from .registry import REGISTRY, OpDef, register
@@ -45,6 +46,10 @@ class Shape:
 
     rows: int = 1
     most: int = 1
+
+    def __post_init__(self):
+        if self.rows < 1 or self.most < 0:
+            raise ValueError(f"a cascade band shape takes rows >= 1 and most >= 0, not {self}")
 
     def __str__(self) -> str:
         return f"{self.rows} output row(s) a step, producers {self.most or 'all they need'} a band"
@@ -259,6 +264,8 @@ def _schedule(op: Op) -> list[list[Band]]:
             b = min(need[k], done[k] + most[k])
             step.append(Band(k, done[k], b, reads(ms[k], done[k], b, k in pads)))
             done[k] = b
+        if done[-1] < need[-1]:  # (cannot happen: the shallowest member with rows to compute can)
+            raise PlanError(f"{op.where}: cascade step {len(steps)} stopped before its rows")
         steps.append(step)
     return steps
 
