@@ -95,8 +95,9 @@ def view(i: int, call, places, scratch: int, view_of, cls):
                 args.append("(void *)(arena + {})")
                 offsets.append(scratch + prog.scratch)
             m = ms[act.m]
+            span = "row {}" if act.b - act.a == 1 else f"{act.b - act.a} rows from {{}}"
             stmts.append(_Stmt(f"{bc.kernel}(&{v.prefix}_params, {', '.join(args)});",
-                               f"op {m.index} {m.kind.lower()} '{short_name(m.name)}': row {{}}",
+                               f"op {m.index} {m.kind.lower()} '{short_name(m.name)}': {span}",
                                tuple(offsets) + (act.a,)))
         steps.append(stmts)
     code = _loops(steps)

@@ -6,10 +6,12 @@ Everything here is geometry, derived from the members' shapes alone, and shared 
 (lower/cascade.py: the band calls and their pointers), the planner (the rings' bytes, the access
 order of the cascade's input and output: plan/inplace.py BAND) and the checker's row replay:
 
-- `schedule(op)`: steps, one per output row of the cascade; each step a list of Bands (a member
-  computing output rows [a, b)), pulled on demand: a member computes the rows its consumers'
-  next windows need, no row twice (line buffers, no recompute), one row at a time and the
-  deepest member that can run first, so each row dies as early as it can.
+- `schedule(op)`: steps, one per `Shape.rows` output rows of the cascade; each step a list of
+  Bands (a member computing output rows [a, b)), pulled on demand: a member computes the rows
+  its consumers' next windows need, no row twice (line buffers, no recompute), in bands of at
+  most `Shape.most` rows, the deepest member that can run a whole band first, so each row dies
+  as early as it can. Shape(1, 1), one row at a time, needs the smallest rings; larger bands
+  make fewer kernel calls and ring moves for larger rings (passes/cascade.py chooses).
 - A global average pool may end a cascade (`is_reducer`): its bands are bands of its input's
   rows, summed into its scratch, and it writes its output after the last.
 - `program(op)`: the steps with the rings laid out. A ring is a linear buffer of `rows` rows
@@ -26,6 +28,7 @@ from __future__ import annotations
 import weakref
 from dataclasses import dataclass
 
+from ..errors import PlanError
 from ..ir import DType, Op, OpAttrs, Tensor, first_operand_slot
 from .common import window_kernel, window_pads
 from .registry import REGISTRY, OpDef, register
@@ -36,11 +39,29 @@ WINDOWED = ("CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D")
 RING_ALIGN = 16  # each ring starts aligned (the kernels' loads)
 
 
+@dataclass(frozen=True)
+class Shape:
+    """A cascade's bands: a step computes `rows` output rows of its last member; a member before
+    it computes at most `most` rows a band (0: all the rows the step needs, in one band)."""
+
+    rows: int = 1
+    most: int = 1
+
+    def __post_init__(self):
+        if self.rows < 1 or self.most < 0:
+            raise ValueError(f"a cascade band shape takes rows >= 1 and most >= 0, not {self}")
+
+    def __str__(self) -> str:
+        return f"{self.rows} output row(s) a step, producers {self.most or 'all they need'} a band"
+
+
 @dataclass(frozen=True, eq=False)
 class CascadeAttrs(OpAttrs):
-    """The members, in execution order (the last writes the cascade's output)."""
+    """The members, in execution order (the last writes the cascade's output), and the bands'
+    shape."""
 
     members: tuple[Op, ...]
+    shape: Shape = Shape()
 
 
 @dataclass(frozen=True)
@@ -124,13 +145,13 @@ def members(op: Op) -> tuple[Op, ...]:
     return op.attrs.members
 
 
-def make(ops: list[Op]) -> Op:
-    """The CASCADE of `ops` (execution order): its input is the one activation they read from
-    outside, its output the last op's."""
+def make(ops: list[Op], shape: Shape = Shape()) -> Op:
+    """The CASCADE of `ops` (execution order) in bands of `shape`: its input is the one
+    activation they read from outside, its output the last op's."""
     inner = {t for m in ops for t in m.outputs}
     outside = [t for m in ops for t in m.inputs if t is not None and t.in_arena and t not in inner]
     first = ops[0]
-    return Op(CASCADE, list(dict.fromkeys(outside)), [ops[-1].outputs[0]], CascadeAttrs(tuple(ops)),
+    return Op(CASCADE, list(dict.fromkeys(outside)), [ops[-1].outputs[0]], CascadeAttrs(tuple(ops), shape),
               first.name, first.index)
 
 
@@ -216,10 +237,17 @@ def _schedule(op: Op) -> list[list[Band]]:
     pads = padded(op)
     done = [0] * len(ms)
     producer = {m.outputs[0]: k for k, m in enumerate(ms)}
+    shape = op.attrs.shape
+    most = [shape.most or rows_out(m) for m in ms[:-1]] + [shape.rows]
+
+    def ready(k: int, b: int) -> bool:  # member k can compute its rows up to b now
+        return all(done[producer[rd.t]] >= min(rd.hi, rd.t.shape[1])
+                   for rd in reads(ms[k], done[k], b, k in pads) if rd.t in producer)
+
     steps = []
-    for r in range(rows_out(ms[-1])):
+    for r in range(0, rows_out(ms[-1]), shape.rows):
         need = list(done)
-        need[-1] = r + 1
+        need[-1] = min(r + shape.rows, rows_out(ms[-1]))
         for k in range(len(ms) - 1, -1, -1):
             if need[k] <= done[k]:
                 continue
@@ -227,14 +255,17 @@ def _schedule(op: Op) -> list[list[Band]]:
                 if rd.t in producer:
                     need[producer[rd.t]] = max(need[producer[rd.t]], min(rd.hi, rd.t.shape[1]))
         step = []
-        while True:  # one row at a time, the deepest member that can run first: rows die early
-            k = next((k for k in range(len(ms) - 1, -1, -1) if done[k] < need[k] and all(
-                done[producer[rd.t]] >= min(rd.hi, rd.t.shape[1]) for rd in reads(ms[k], done[k], done[k] + 1, k in pads)
-                if rd.t in producer)), None)
+        while True:  # the deepest member that can compute its next band whole first: rows die
+            # early (the shallowest member with rows to compute always can: its producers are done)
+            k = next((k for k in range(len(ms) - 1, -1, -1)
+                      if done[k] < need[k] and ready(k, min(need[k], done[k] + most[k]))), None)
             if k is None:
                 break
-            step.append(Band(k, done[k], done[k] + 1, reads(ms[k], done[k], done[k] + 1, k in pads)))
-            done[k] += 1
+            b = min(need[k], done[k] + most[k])
+            step.append(Band(k, done[k], b, reads(ms[k], done[k], b, k in pads)))
+            done[k] = b
+        if done[-1] < need[-1]:  # (cannot happen: the shallowest member with rows to compute can)
+            raise PlanError(f"{op.where}: cascade step {len(steps)} stopped before its rows")
         steps.append(step)
     return steps
 

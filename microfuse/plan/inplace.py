@@ -40,10 +40,10 @@ row-major order):
 - ROW (FULLY_CONNECTED kernels): unit = batch row b (input row of `depth` elements, output row of
   `units` elements). Unstaged: output element o may be stored as soon as it is
   computed, before the row is read again for o + 1.
-- BAND (a CASCADE, ops/cascade.py: the band calls of its members run step by step): unit = step u
-  of its schedule, which writes row u of the output; it reads the rows of the input the step's
-  bands read (their windows); a cascade ending in a global pool writes its output in its
-  last step only. Unstaged. Its intermediates live in its scratch (rings), which
+- BAND (a CASCADE, ops/cascade.py: the band calls of its members run step by step): unit = one
+  band call, in the order the steps run them; a band of a member reading the cascade's input
+  reads its rows of it (the band's window), a band of the last member writes its rows of the
+  output; a cascade ending in a global pool writes its output in its last band only. Unstaged. Its intermediates live in its scratch (rings), which
   plan/check.py replays row by row.
 - Epilogue operands of fused ops (a non-constant input of CONV_2D, DEPTHWISE_CONV_2D or
   FULLY_CONNECTED after slot 2, or of a pool after slot 0, with the output's shape):
@@ -190,21 +190,25 @@ def _fully_connected(op: Op, slot: int) -> Access | None:
 
 
 def _band(op: Op, slot: int) -> Access | None:
-    """A CASCADE (ops/cascade.py) reading its input directly: unit = step u of its schedule,
-    which writes output row u after the step's bands read their rows of the input."""
+    """A CASCADE (ops/cascade.py) reading its input directly: unit = one band call of its
+    program, in run order; it reads its rows of the input (a band of a member reading it) and
+    writes its rows of the output (a band of the last member)."""
     if slot != 0:
         return None
     x, out = op.inputs[0], op.outputs[0]
-    steps = cascade.schedule(op)
+    last = len(cascade.members(op)) - 1
+    bands = [band for step in cascade.schedule(op) for band in step]
     rx, ro = cascade.row_bytes(x), cascade.row_bytes(out)
-    spans = [[(rd.lo, rd.hi) for band in step for rd in band.reads if rd.t is x and rd.hi > rd.lo]
-             for step in steps]
+    spans = [[(rd.lo, rd.hi) for rd in band.reads if rd.t is x and rd.hi > rd.lo] for band in bands]
     r_lo = np.array([min(a for a, _ in s) * rx if s else INF for s in spans], dtype=np.int64)
     r_hi = np.array([max(b for _, b in s) * rx if s else -INF for s in spans], dtype=np.int64)
-    w_lo, w_hi = _spans(len(steps), ro)
-    if cascade.is_reducer(cascade.members(op)[-1]):  # a global pool: its one row after the last step
-        w_lo, w_hi = np.zeros_like(w_lo), np.zeros_like(w_hi)
-        w_hi[-1] = out.nbytes
+    writes = [band.m == last for band in bands]
+    # a band writing none (sentinels half as far as INF: shift_bounds subtracts them from INF)
+    w_lo = np.array([band.a * ro if w else INF // 2 for band, w in zip(bands, writes)], dtype=np.int64)
+    w_hi = np.array([band.b * ro if w else -INF // 2 for band, w in zip(bands, writes)], dtype=np.int64)
+    if cascade.is_reducer(cascade.members(op)[-1]):  # a global pool: its one row after the last band
+        w_lo[:], w_hi[:] = INF // 2, -INF // 2
+        w_lo[-1], w_hi[-1] = 0, out.nbytes
     return Access(r_lo, r_hi, w_lo, w_hi, False, "cascade band")
 
 

@@ -1,7 +1,8 @@
 """Cascades (passes/cascade.py) in real builds: conv chains, residual blocks and a chain ending in
 a global average pool built as band loops, run by gcc and compared with TFLM; the objective decides
-(size: every peak-lowering cascade, speed: none that costs instructions); --explain, report.json
-and the generated C show them."""
+(size: every peak-lowering cascade, speed: none that costs instructions); the band shape rule
+(SHAPES: larger bands only in room under the model's peak), on the host and under QEMU;
+--explain, report.json and the generated C show them."""
 
 from __future__ import annotations
 
@@ -10,14 +11,17 @@ import pytest
 
 from microfuse.ir import DType
 from microfuse.ops.attrs import ActivationAttrs, ConvAttrs, DepthwiseAttrs, PoolAttrs
-from microfuse.ops.cascade import CASCADE
+from microfuse.ops.cascade import CASCADE, Shape
+from microfuse.passes import cascade as cascade_pass
 from microfuse.passes.explain import format_decisions
 from microfuse.pipeline import Options
+from microfuse.testing import inputs
+from microfuse.testing.boards import run_sequence
 from microfuse.testing.modelgen import Net, merge
 from microfuse.testing.stages import compile_model
 
 from conftest import NEEDS_CORPUS, model
-from tests.harness import always_fuse, check_graph  # noqa: F401 (a fixture)
+from tests.harness import always_fuse, check_graph, on_qemu, reference  # noqa: F401 (a fixture)
 
 INT8, FLOAT32 = DType.INT8, DType.FLOAT32
 SIZE = Options(optimize="size")
@@ -110,3 +114,59 @@ def test_report_lists_each_cascade_and_its_rings(tmp_path):
     rings = [e for e in report["timeline"] if e["kind"] == "ring"]
     assert len(rings) == len(c["rings"])
     assert 'class="buf tl-ring"' in (tmp_path / "kws" / "report.html").read_text()
+
+
+def vww_like(seed: int):
+    """VWW's first layers at a quarter of its width: a 3x3 stride-2 conv (the model's peak: its
+    input and output), then depthwise, pointwise 8 -> 16, depthwise stride 2 (a cascade, with room
+    under the peak for bands of several rows) and a pointwise conv."""
+    net = Net("vwwlike", np.random.default_rng(seed))
+    x = conv(net, net.input((1, 96, 24, 3)), 8, 3, stride=2)
+    x = conv(net, dw(net, conv(net, dw(net, x), 16, 1), stride=2), 32, 1)
+    return net.finish([x], INT8)
+
+
+def shapes(compiled) -> list[Shape]:
+    return [c.op.attrs.shape for c in compiled.calls if c.op.kind == CASCADE]
+
+
+def test_a_cascade_takes_larger_bands_only_in_room_under_the_peak(monkeypatch):
+    """SHAPES: VWW's chain takes bands of several rows, for fewer instructions and the same arena
+    as row by row; a chain whose cascade is its own peak keeps one row a step. Bit-exact."""
+    graph = vww_like(70)
+    compiled = compile_model(graph, Options())
+    assert shapes(compiled) == [Shape(3, 0)]
+    assert "bands of 3 output row(s) a step" in format_decisions(compiled.fusion)
+    monkeypatch.setattr(cascade_pass, "SHAPES", (Shape(1, 1),))
+    rows = compile_model(graph, Options())
+    assert shapes(rows) == [Shape(1, 1)]
+    assert compiled.plan.arena_bytes == rows.plan.arena_bytes
+    extra = {c: next(d for d in c.fusion if d["pattern"] == "cascade")["reason"] for c in (compiled, rows)}
+    assert extra[compiled] != extra[rows]
+    monkeypatch.undo()
+    check_graph(graph, np.random.default_rng(71), options=Options())
+    for part in ("mobilenet", "dscnn"):  # their cascades are the peak: one row a step
+        assert shapes(compile_model(chains(64, INT8, (part,)), SIZE)) == [Shape(1, 1)]
+
+
+@on_qemu
+@pytest.mark.parametrize("board", ["qemu-mps2-an386", "qemu-mps2-an500"])
+def test_bands_of_several_rows_bit_exact_on_the_dsp_cores(board):
+    """The same chain's band loop on the M4 and M7 kernels (quads, pairs, pair runs over several
+    rows a call) against TFLM."""
+    graph = vww_like(72)
+    rng = np.random.default_rng(73)
+    feeds = [inputs.sample(graph.inputs, rng) for _ in range(2)]
+    got = run_sequence(graph, board, feeds)
+    for s, (ours, want) in enumerate(zip(got, reference(graph, feeds))):
+        np.testing.assert_array_equal(ours[0], want[0], err_msg=f"sample {s}")
+
+
+@NEEDS_CORPUS
+def test_the_mlperf_cascades_band_shapes():
+    """VWW's 48x48 cascade runs 3 output rows a step (passes/cascade.py SHAPES); KWS's and IC's,
+    at their models' peaks, one."""
+    want = {"mlperf_vww_mobilenetv1_96_int8": [Shape(3, 0)], "mlperf_kws_dscnn_int8": [Shape(1, 1)],
+            "mlperf_ic_resnet8_int8": [Shape(1, 1)]}
+    for name, shape in want.items():
+        assert shapes(compile_model(model(name), Options())) == shape, name

@@ -1,7 +1,8 @@
 """Cascades (ops/cascade.py) run inside their planned arena, band by band with their rings in the
-op's scratch, give exactly what the same chain gives run whole, op by op (arena_exec's made-up
-arithmetic: any misplaced row, stale ring row or overwritten input row changes the result); and
-the checker's row replay refuses rings that do not hold what a band reads."""
+op's scratch, in any band shape (one row at a time or several), give exactly what the same chain
+gives run whole, op by op (arena_exec's made-up arithmetic: any misplaced row, stale ring row or
+overwritten input row changes the result); and the checker's row replay refuses rings that do not
+hold what a band reads."""
 
 from __future__ import annotations
 
@@ -19,10 +20,10 @@ from microfuse.plan import check
 from plan_graphs import Builder
 
 
-def plan_cascade(graph: Graph, members: int | None = None) -> tuple[Graph, object]:
-    """The graph with its ops (all, or the first `members`) as one CASCADE, planned."""
+def plan_cascade(graph: Graph, members: int | None = None, shape: casc.Shape = casc.Shape()) -> tuple[Graph, object]:
+    """The graph with its ops (all, or the first `members`) as one CASCADE in bands of `shape`, planned."""
     k = members or len(graph.ops)
-    op = casc.make(graph.ops[:k])
+    op = casc.make(graph.ops[:k], shape)
     fused = Graph([op, *graph.ops[k:]], graph.inputs, graph.outputs, graph.name)
     scratch = {op: casc.program(op).scratch}
     memory = planner.plan(fused, scratch=lambda o: scratch.get(o, 0), allow_backward=lambda o: o is not op,
@@ -30,8 +31,8 @@ def plan_cascade(graph: Graph, members: int | None = None) -> tuple[Graph, objec
     return fused, memory
 
 
-def same_as_unfused(graph: Graph, seed: int = 0) -> None:
-    fused, memory = plan_cascade(graph)
+def same_as_unfused(graph: Graph, seed: int = 0, shape: casc.Shape = casc.Shape()) -> None:
+    fused, memory = plan_cascade(graph, shape=shape)
     want = run_reference(graph, seed)
     got = run_in_arena(fused, memory, seed)
     out = graph.outputs[0]
@@ -89,16 +90,52 @@ def residual_blocks(draw):
     return b.graph([x])
 
 
+# any band shape: output rows of the last member a step, most rows of a producer's band (0: all)
+SHAPES = st.builds(casc.Shape, st.integers(1, 4), st.integers(0, 3))
+
+
 @settings(max_examples=60, deadline=None)
 @given(chains(), st.integers(0, 3))
 def test_random_chains_run_as_cascades_bit_exact(graph, seed):
     same_as_unfused(graph, seed)
 
 
+@settings(max_examples=60, deadline=None)
+@given(chains(), st.integers(0, 3), SHAPES)
+def test_random_chains_in_bands_of_several_rows_bit_exact(graph, seed, shape):
+    same_as_unfused(graph, seed, shape)
+
+
 @settings(max_examples=40, deadline=None)
 @given(residual_blocks(), st.integers(0, 3))
 def test_random_residual_blocks_run_as_cascades_bit_exact(graph, seed):
     same_as_unfused(graph, seed)
+
+
+@settings(max_examples=40, deadline=None)
+@given(residual_blocks(), st.integers(0, 3), SHAPES)
+def test_random_residual_blocks_in_bands_of_several_rows_bit_exact(graph, seed, shape):
+    same_as_unfused(graph, seed, shape)
+
+
+def test_a_step_runs_its_rows_in_bands_of_the_shape():
+    """Shape(3, 0), VWW's: a step computes 3 rows of the strided depthwise, its producers all the
+    rows it needs in one band each (7 the first step: the window's rows 0..6, then 6), the rings
+    hold those rows; Shape(3, 3): producers 3 rows a band, smaller rings."""
+    b = Builder()
+    x = b.dw(b.conv(b.dw(b.input((1, 24, 6, 8))), 16, k=1), stride=2)
+    graph = b.graph([x])
+    op = casc.make(graph.ops, casc.Shape(3, 0))
+    steps = [[(band.m, band.a, band.b) for band in step] for step in casc.schedule(op)]
+    assert steps[0] == [(0, 0, 7), (1, 0, 7), (2, 0, 3)]
+    assert steps[1] == [(0, 7, 13), (1, 7, 13), (2, 3, 6)]
+    assert len(steps) == 4 and steps[-1][-1] == (2, 9, 12)
+    assert [r.rows for r in casc.program(op).rings.values()] == [7, 7]
+    small = casc.make(graph.ops, casc.Shape(3, 3))
+    assert [(band.m, band.b - band.a) for band in casc.schedule(small)[1]] == [(0, 3), (1, 3), (0, 3), (1, 3), (2, 3)]
+    assert casc.program(small).scratch < casc.program(op).scratch
+    for shape in (casc.Shape(3, 0), casc.Shape(3, 3), casc.Shape(2, 1)):
+        same_as_unfused(graph, 1, shape)
 
 
 def test_rings_hold_fewer_rows_than_the_tensors():
@@ -110,21 +147,24 @@ def test_rings_hold_fewer_rows_than_the_tensors():
     assert memory.arena_bytes < 32 * 8 * 4 + 2 * 32 * 8 * 8  # whole tensors: input + two outputs
 
 
-def test_the_output_overwrites_consumed_input_rows():
-    """BAND: output row u lands on input rows the bands have read already."""
+@pytest.mark.parametrize("shape", [casc.Shape(1, 1), casc.Shape(3, 0)])
+def test_the_output_overwrites_consumed_input_rows(shape):
+    """BAND: a band's output rows land on input rows the bands before it have read already (a
+    unit is a band call, so bands of several rows cost no more overlap than one row a step)."""
     b = Builder()
     x = b.conv(b.conv(b.input((1, 16, 4, 8)), 8), 8)
-    fused, memory = plan_cascade(b.graph([x]))
+    fused, memory = plan_cascade(b.graph([x]), shape=shape)
     op = fused.ops[0]
     assert memory.offsets[op.outputs[0]] < memory.offsets[op.inputs[0]] + op.inputs[0].nbytes
     assert memory.offsets[op.inputs[0]] < memory.offsets[op.outputs[0]] + op.outputs[0].nbytes
-    same_as_unfused(b.graph([x]))
+    same_as_unfused(b.graph([x]), shape=shape)
 
 
-def test_checker_refuses_a_ring_one_row_short():
+@pytest.mark.parametrize("shape", [casc.Shape(1, 1), casc.Shape(3, 0), casc.Shape(2, 2)])
+def test_checker_refuses_a_ring_one_row_short(shape):
     b = Builder()
     x = b.conv(b.conv(b.input((1, 12, 4, 2)), 4), 4)
-    fused, memory = plan_cascade(b.graph([x]))
+    fused, memory = plan_cascade(b.graph([x]), shape=shape)
     op = fused.ops[0]
     prog = casc.program(op)
     ring = next(iter(prog.rings.values()))
