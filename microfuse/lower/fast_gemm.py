@@ -235,10 +235,14 @@ def narrow_prepare(op: Op, ref: dict) -> dict:
 
 
 def narrow_sizes(params: dict) -> dict[str, int]:
-    """The build's stack buffers: its largest window and band, and two bands if a pair straddles rows."""
+    """The build's stack buffers: its largest window and band, and two bands if a pair straddles rows;
+    MF_NARROW_STAGED 1 when some call finishes through the stage (a clamp, or a block's channels
+    part-used), else the kernel's staged loop is compiled out."""
     band = narrow_band(*(params[k] for k in ("k_h", "k_w", "in_c", "out_w", "stride_w")))
     straddles = params["out_w"] % 2 == 1 and params["batches"] * params["out_h"] > 1
-    return {"MF_NARROW_DEPTH": params["depth"], "MF_NARROW_BAND": band, "MF_NARROW_BANDS": 1 + straddles}
+    staged = bool(params["clamp"]) or params["out_c"] % 4 != 0
+    return {"MF_NARROW_DEPTH": params["depth"], "MF_NARROW_BAND": band, "MF_NARROW_BANDS": 1 + straddles,
+            "MF_NARROW_STAGED": int(staged)}
 
 
 # instructions per MAC measured: KWS's first conv (1 -> 64 channels, 10x4) about 1.3; VWW's (8

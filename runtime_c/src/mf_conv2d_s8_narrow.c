@@ -24,6 +24,9 @@
 #ifndef MF_NARROW_BAND /* bytes of an output row's padded input rows (the same, its largest) */
 #define MF_NARROW_BAND 1024
 #endif
+#ifndef MF_NARROW_STAGED  /* 1: some call finishes through the stage (a clamp, or out_c % 4); */
+#define MF_NARROW_STAGED 1 /* a build whose calls all store straight sets 0 (lower/fast_gemm.py) */
+#endif
 #ifndef MF_NARROW_BANDS /* 2: some pair of a call straddles two output rows (an odd out_w); */
 #define MF_NARROW_BANDS 2   /* a build whose calls' rows are all even sets 1 (lower/fast_gemm.py) */
 #endif
@@ -120,9 +123,9 @@ static const int8_t *mf_narrow_rows(const mf_conv2d_s8_gemm_params *p, const int
  * the same for every window, made at compile time (p->zrow: lower/fast_gemm.py narrow_reads, in
  * narrow_order's order): the per-pixel loop has no row loop. */
 typedef struct {
-    int32_t words, bytes;      /* counts (bytes: a multiple of 4) */
-    const int32_t *word;       /* whole words' offsets */
-    const int32_t *byte;       /* the rows' leftover values' offsets */
+    const int32_t *word, *quads; /* whole words' offsets; the end of those four a turn, */
+    const int32_t *pairs;        /* then of two */
+    const int32_t *byte, *end;   /* the rows' leftover values' offsets (whole 4s); their end */
 } mf_narrow_reads;
 
 /* Four leftover values of a window (its first tap x, their offsets o) packed into a word. */
@@ -133,18 +136,26 @@ MF_INLINE uint32_t mf_narrow_pack(const int8_t *x, const int32_t *o)
 }
 
 /* Both pixels' windows (xa, xb: their first taps in their bands) sign-extended into the pair
- * buffer in mf_narrow_reads' order: the whole words two a turn (a loop's test per 8 values). */
+ * buffer in mf_narrow_reads' order: the whole words four a turn (a loop's test per 16 values),
+ * then two, then one. */
 MF_INLINE void mf_narrow_widen(const mf_narrow_reads *r, const int8_t *xa, const int8_t *xb, uint32_t *wide)
 {
-    const int32_t *o = r->word, *end = o + (r->words & ~1);
-    for (; o != end; o += 2) { /* (mf_pair_group: A's and B's 4 values, the next group) */
+    const int32_t *o = r->word;
+    for (; o != r->quads; o += 4) { /* (mf_pair_group: A's and B's 4 values, the next group) */
         wide = mf_pair_group(mf_load32(xa + o[0]), mf_load32(xb + o[0]), wide);
         wide = mf_pair_group(mf_load32(xa + o[1]), mf_load32(xb + o[1]), wide);
+        wide = mf_pair_group(mf_load32(xa + o[2]), mf_load32(xb + o[2]), wide);
+        wide = mf_pair_group(mf_load32(xa + o[3]), mf_load32(xb + o[3]), wide);
     }
-    if (r->words & 1) {
+    if (o != r->pairs) {
+        wide = mf_pair_group(mf_load32(xa + o[0]), mf_load32(xb + o[0]), wide);
+        wide = mf_pair_group(mf_load32(xa + o[1]), mf_load32(xb + o[1]), wide);
+        o += 2;
+    }
+    if (o != r->byte) { /* an odd word */
         wide = mf_pair_group(mf_load32(xa + o[0]), mf_load32(xb + o[0]), wide);
     }
-    for (o = r->byte, end = o + r->bytes; o != end; o += 4) {
+    for (o = r->byte; o != r->end; o += 4) {
         wide = mf_pair_group(mf_narrow_pack(xa, o), mf_narrow_pack(xb, o), wide);
     }
 }
@@ -160,16 +171,10 @@ static void mf_narrow_store(const int8_t *stage, const mf_conv2d_s8_gemm_params 
 }
 
 /* One call's blocks on the widened pair (its pixels: 1 or 2, the first's output at out, the
- * second's os bytes on): stored straight into the output (direct), else through the stage (its
- * pixels ctx->delta bytes apart) clamped. */
-MF_INLINE void mf_narrow_blocks(mf_pair_ctx *ctx, const mf_conv2d_s8_gemm_params *p, int direct, int8_t *out,
-                                int32_t os, int pixels)
+ * second's os bytes on) through the stage (its pixels ctx->delta bytes apart), clamped. */
+MF_INLINE void mf_narrow_blocks(mf_pair_ctx *ctx, const mf_conv2d_s8_gemm_params *p, int8_t *out, int32_t os,
+                                int pixels)
 {
-    if (direct) {
-        ctx->sta = out;
-        mf_pair_blocks(ctx);
-        return;
-    }
     mf_pair_blocks(ctx);
     mf_narrow_store(ctx->sta, p, out);
     if (pixels > 1) {
@@ -202,8 +207,12 @@ void mf_conv2d_s8_narrow(const mf_conv2d_s8_gemm_params *p, const int8_t *input,
     for (j = filled; j < p->depth; j++) { /* the values after the window: zeros */
         wide[j] = 0;
     }
-    reads.words = p->k_h * (whole / 4), reads.bytes = (p->k_h * rest + 3) & ~3;
-    reads.word = p->zrow, reads.byte = p->zrow + reads.words;
+    {
+        const int32_t words = p->k_h * (whole / 4), bytes = (p->k_h * rest + 3) & ~3;
+        reads.word = p->zrow, reads.quads = reads.word + (words & ~3), reads.pairs = reads.word + (words & ~1);
+        reads.byte = reads.word + words;
+        reads.end = reads.byte + bytes;
+    }
     ctx.wide = wide;
     ctx.end = wide + p->depth;
     ctx.lshift = p->lshift;
@@ -213,7 +222,7 @@ void mf_conv2d_s8_narrow(const mf_conv2d_s8_gemm_params *p, const int8_t *input,
     for (k = total; k > 0; k -= 2 * n) { /* k: pixels left */
         /* n pairs from here: pixel q first, then its partner q + step, in the run's order */
         const int8_t *xa, *xb;
-        int32_t i;
+        int8_t *out = output + q * out_c;
         if (k > 1 && left > 1) { /* a run of pairs within the current row: its band */
             n = MF_MIN(k, left) / 2;
             xa = band + at, xb = xa + dx, at += 2 * n * dx, left -= 2 * n;
@@ -235,9 +244,21 @@ void mf_conv2d_s8_narrow(const mf_conv2d_s8_gemm_params *p, const int8_t *input,
                 ctx.delta = 0;
             }
         }
-        for (j = 0, i = 0; j < n; j++, i += 2 * dx, q += 2 * step) {
-            mf_narrow_widen(&reads, xa + i, xb + i, wide);
-            mf_narrow_blocks(&ctx, p, direct, output + q * out_c, step * out_c, k > 1 ? 2 : 1);
+#if MF_NARROW_STAGED
+        if (!direct) {
+            for (j = n; j > 0; j--, xa += 2 * dx, xb += 2 * dx, out += 2 * step * out_c) {
+                mf_narrow_widen(&reads, xa, xb, wide);
+                mf_narrow_blocks(&ctx, p, out, step * out_c, k > 1 ? 2 : 1);
+            }
+            q += 2 * n * step;
+            continue;
         }
+#endif
+        for (j = n; j > 0; j--, xa += 2 * dx, xb += 2 * dx, out += 2 * step * out_c) {
+            mf_narrow_widen(&reads, xa, xb, wide); /* (its own loop: the test above, once) */
+            ctx.sta = out;
+            mf_pair_blocks(&ctx);
+        }
+        q += 2 * n * step;
     }
 }

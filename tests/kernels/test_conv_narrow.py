@@ -76,6 +76,28 @@ def test_narrow_conv_matches_tflm_on_host_with_one_band_where_pairs_stay_in_rows
     assert not failures, "\n".join(failures)
 
 
+def straight_runs():
+    """The calls that store their blocks straight into the output (no clamp, whole blocks of 4
+    channels): all that a build without staged calls has (MF_NARROW_STAGED 0, VWW's and KWS's)."""
+    _, runs = prepared(16)
+    runs = [r for r in runs if fast_gemm.narrow_sizes(r.call.params)["MF_NARROW_STAGED"] == 0]
+    assert runs and any(r.call.params.get(r.call.reverse_key or "", 0) == 1 for r in runs)
+    return runs
+
+
+def test_narrow_conv_matches_tflm_on_host_in_a_build_without_staged_calls(tmp_path, always_fuse):
+    """MF_NARROW_STAGED 0: the staged loop compiled out, every pair through the straight one."""
+    failures = placements.run(straight_runs(), tmp_path, defines={"MF_NARROW_STAGED": 0})
+    assert not failures, "\n".join(failures)
+
+
+@on_qemu
+def test_narrow_conv_matches_tflm_under_qemu_in_a_build_without_staged_calls(tmp_path, always_fuse):
+    for board in ("qemu-mps2-an386", "qemu-mps2-an500"):
+        failures = placements.run(straight_runs(), tmp_path / board, board, defines={"MF_NARROW_STAGED": 0})
+        assert not failures, "\n".join(failures)
+
+
 @on_qemu
 def test_narrow_conv_matches_tflm_under_qemu_m4_in_overlapping_arenas(tmp_path, always_fuse):
     """The assembly loop (mf_pair_blocks) on Cortex-M4F."""
@@ -108,7 +130,8 @@ def test_narrow_fits_few_channels_strided_and_helium_keeps_the_gemm_kernel():
 
 def test_a_build_sizes_the_stack_buffers_by_its_largest_window_and_band(tmp_path):
     """mf_config.h defines MF_NARROW_DEPTH and MF_NARROW_BAND as the build's largest (not the bounds),
-    MF_NARROW_BANDS 2 when some call's pairs straddle rows."""
+    MF_NARROW_BANDS 2 when some call's pairs straddle rows, MF_NARROW_STAGED 1 when some call
+    finishes through the stage."""
     from microfuse.pipeline import build
 
     rng = np.random.default_rng(SEED)
@@ -122,6 +145,8 @@ def test_a_build_sizes_the_stack_buffers_by_its_largest_window_and_band(tmp_path
     assert f"#define MF_NARROW_DEPTH {depth}\n" in config and f"#define MF_NARROW_BAND {band}\n" in config
     straddles = any(c.params["out_w"] % 2 and c.params["batches"] * c.params["out_h"] > 1 for c in calls)
     assert f"#define MF_NARROW_BANDS {1 + straddles}\n" in config
+    staged = any(c.params["clamp"] or c.params["out_c"] % 4 for c in calls)
+    assert f"#define MF_NARROW_STAGED {int(staged)}\n" in config
 
 
 def half_chunk_graph(rng, i: int) -> Graph:
