@@ -60,6 +60,29 @@ def test_narrow_conv_matches_tflm_on_host_in_overlapping_arenas(tmp_path, always
     assert not failures, "\n".join(failures)
 
 
+def band_kinds(runs) -> set[tuple[str, bool]]:
+    """How the calls' rows take their bands (mf_narrow_rows), with whether their rows are odd (pairs
+    across rows): "ends" (rows inside the image whose middle pixels read the input, the band only
+    the columns of the pixels at their ends), "whole" (those columns meet: the band copies the
+    rows' columns), "padded" (rows partly outside the image: the whole padded band)."""
+    found = set()
+    for r in runs:
+        p = r.call.params
+        lo, room = -(-p["pad_w"] // p["stride_w"]), p["in_w"] - p["k_w"] + p["pad_w"]
+        hi = -1 if room < 0 else min(room // p["stride_w"], p["out_w"] - 1)
+        for oy in range(p["out_h"]):
+            y0 = oy * p["stride_h"] - p["pad_h"]
+            inner = lo <= hi and y0 >= 0 and y0 + (p["k_h"] - 1) * p["dilation_h"] < p["in_h"]
+            kind = "padded" if not inner else "ends" if lo * p["stride_w"] + p["k_w"] < hi * p["stride_w"] else "whole"
+            found.add((kind, bool(p["out_w"] % 2)))
+    return found
+
+
+def test_the_cases_take_every_kind_of_band():
+    _, runs = prepared(16)
+    assert band_kinds(runs) == {(k, odd) for k in ("ends", "whole", "padded") for odd in (False, True)}
+
+
 def test_narrow_conv_matches_tflm_on_host_in_the_m7_buffer_layout(tmp_path, always_fuse):
     """MF_WIDE_LOADS (a Cortex-M7 build's mf_config.h): both pixels' words side by side, C loop."""
     calls, runs = prepared(8)
