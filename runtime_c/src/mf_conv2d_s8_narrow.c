@@ -123,7 +123,8 @@ static void mf_narrow_part(const mf_conv2d_s8_gemm_params *p, const int8_t *inpu
  * `keep` (the pair's other pixel's band) is not; with one buffer (pairs within rows), that one.
  * A row whose pixels' windows lie inside the image, but for some at its ends (w: mf_narrow_at),
  * reads only those from the band (and their pairs' other pixels, and its first and last, which
- * may pair across rows): its band holds the columns of pixels 0 .. lo and hi .. out_w - 1 only. */
+ * pair across rows in a call of odd rows): its band holds the columns of pixels 0 .. lo and
+ * hi .. out_w - 1 only, those that any of them read (VWW's: its last two pixels'). */
 static const int8_t *mf_narrow_rows(const mf_conv2d_s8_gemm_params *p, const int8_t *input, int32_t r,
                                     int32_t bw, uint32_t (*bands)[MF_NARROW_BAND / 4], int32_t *tags,
                                     const int8_t *keep, const mf_narrow_row *w, int32_t lo, int32_t hi)
@@ -139,8 +140,13 @@ static const int8_t *mf_narrow_rows(const mf_conv2d_s8_gemm_params *p, const int
         const int32_t words = (bw * p->in_c + 3) / 4;
         tags[j] = r;
         if (w->inner && split < rest) { /* the columns at its ends, which it reads from the band */
-            mf_narrow_part(p, input, w, 0, split, bands[j], words);
-            mf_narrow_part(p, input, w, rest, bw, bands[j], words);
+            const int odd = p->out_w % 2; /* (pairs across rows, a lone last pixel: its end pixels) */
+            if (lo > 0 || odd) {
+                mf_narrow_part(p, input, w, 0, split, bands[j], words);
+            }
+            if (hi < p->out_w - 1 || odd) {
+                mf_narrow_part(p, input, w, rest, bw, bands[j], words);
+            }
         } else if (w->inner) { /* (its rows inside the image: a copy of the columns, no more) */
             mf_narrow_part(p, input, w, 0, bw, bands[j], words);
         } else {

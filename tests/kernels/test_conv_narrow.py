@@ -63,24 +63,31 @@ def test_narrow_conv_matches_tflm_on_host_in_overlapping_arenas(tmp_path, always
 def band_kinds(runs) -> set[tuple[str, bool]]:
     """How the calls' rows take their bands (mf_narrow_rows), with whether their rows are odd (pairs
     across rows): "ends" (rows inside the image whose middle pixels read the input, the band only
-    the columns of the pixels at their ends), "whole" (those columns meet: the band copies the
-    rows' columns), "padded" (rows partly outside the image: the whole padded band)."""
+    the columns of the pixels at its ends that any pixel reads from it: "ends L", "ends R", both,
+    or none), "whole" (those columns meet: the band copies the rows' columns), "padded" (rows
+    partly outside the image: the whole padded band)."""
     found = set()
     for r in runs:
         p = r.call.params
         lo, room = -(-p["pad_w"] // p["stride_w"]), p["in_w"] - p["k_w"] + p["pad_w"]
         hi = -1 if room < 0 else min(room // p["stride_w"], p["out_w"] - 1)
+        odd = p["out_w"] % 2 == 1
         for oy in range(p["out_h"]):
             y0 = oy * p["stride_h"] - p["pad_h"]
             inner = lo <= hi and y0 >= 0 and y0 + (p["k_h"] - 1) * p["dilation_h"] < p["in_h"]
-            kind = "padded" if not inner else "ends" if lo * p["stride_w"] + p["k_w"] < hi * p["stride_w"] else "whole"
-            found.add((kind, bool(p["out_w"] % 2)))
+            ends = "ends" + " L" * (lo > 0 or odd) + " R" * (hi < p["out_w"] - 1 or odd)
+            kind = "padded" if not inner else ends if lo * p["stride_w"] + p["k_w"] < hi * p["stride_w"] else "whole"
+            found.add((kind, odd))
     return found
 
 
 def test_the_cases_take_every_kind_of_band():
     _, runs = prepared(16)
-    assert band_kinds(runs) == {(k, odd) for k in ("ends", "whole", "padded") for odd in (False, True)}
+    kinds = band_kinds(runs)
+    assert {(k, odd) for k in ("whole", "padded") for odd in (False, True)} <= kinds
+    # both parts (odd rows: pairs across them); a part or both not built (even rows: VALID's
+    # padding, VWW's SAME)
+    assert {("ends L R", True), ("ends", False), ("ends R", False)} <= kinds
 
 
 def test_narrow_conv_matches_tflm_on_host_in_the_m7_buffer_layout(tmp_path, always_fuse):
@@ -228,4 +235,31 @@ def test_narrow_conv_matches_tflm_on_host_with_wide_rows(tmp_path, always_fuse):
 def test_narrow_conv_matches_tflm_under_qemu_with_wide_rows(tmp_path, always_fuse):
     for board in ("qemu-mps2-an386", "qemu-mps2-an500"):
         failures = placements.run(wide_row_runs(), tmp_path / board, board)
+        assert not failures, "\n".join(failures)
+
+
+def ends_runs():
+    """SAME convs padded on both sides, on even output rows (no pairs across rows): the rows inside
+    the image read their middle pixels from the input, both ends' pixels from the band (its two
+    parts, mf_narrow_part), forward and reversed."""
+    rng = np.random.default_rng(SEED)
+    graph = merge([random_conv(rng, (5, 31), (8, 3, 3, 3), ConvAttrs("SAME", 2, 2, "RELU6", 1, 1)),
+                   random_conv(rng, (12, 19), (16, 10, 4, 1), ConvAttrs("SAME", 2, 2, "RELU", 1, 1))], "ends")
+    data, want = placements.tflm_case(graph, SEED + 4)
+    calls = lowered(graph)
+    runs = placements.picked(calls, data, want, lambda c: c.kernel == KERNEL)
+    assert len({r.call.params["in_c"] for r in runs}) == 2 and ("ends L R", False) in band_kinds(runs)
+    assert any(r.call.params.get(r.call.reverse_key or "", 0) == 1 for r in runs)
+    return runs
+
+
+def test_narrow_conv_matches_tflm_on_host_with_both_ends_padded(tmp_path, always_fuse):
+    failures = placements.run(ends_runs(), tmp_path)
+    assert not failures, "\n".join(failures)
+
+
+@on_qemu
+def test_narrow_conv_matches_tflm_under_qemu_with_both_ends_padded(tmp_path, always_fuse):
+    for board in ("qemu-mps2-an386", "qemu-mps2-an500"):
+        failures = placements.run(ends_runs(), tmp_path / board, board)
         assert not failures, "\n".join(failures)
