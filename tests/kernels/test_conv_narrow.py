@@ -215,8 +215,9 @@ def test_narrow_conv_matches_tflm_under_qemu_with_half_a_first_chunk(tmp_path, a
 
 
 def wide_row_runs():
-    """RGB 3x3 stride 2 convs (VWW's first layer's shape) on rows of 96 and 72 bytes, VALID (a
-    band row copied whole from a word-aligned input row: 64 bytes a turn, then 32, then words)."""
+    """RGB 3x3 stride 2 convs (VWW's first layer's shape) on rows of 96 and 72 bytes, VALID (the
+    middle pixels read straight from word-aligned input rows, the band's parts at the odd rows'
+    ends by words)."""
     rng = np.random.default_rng(SEED)
     attrs = ConvAttrs("VALID", 2, 2, "RELU6", 1, 1)
     graph = merge([random_conv(rng, (5, w), (8, 3, 3, 3), attrs) for w in (32, 24)], "wide")
