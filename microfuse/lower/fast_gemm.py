@@ -189,13 +189,15 @@ def narrow_depth(op: Op) -> int:
     return kh * whole + -(-kh * (kw * ic - whole) // 4) * 4
 
 
-def narrow_reads(k_h: int, k_w: int, in_c: int, out_w: int, stride_w: int) -> np.ndarray:
+def narrow_reads(k_h: int, k_w: int, in_c: int, out_w: int, stride_w: int,
+                 pitch: int | None = None) -> np.ndarray:
     """Where mf_narrow_widen reads a window, in narrow_order's order: the offsets from its first
-    tap (band rows, mf_narrow_band, are a row of output pixels' columns apart) of each window row's
-    whole words, then of the rows' leftover values. The same for every window of a call: made
-    here, not per call at run time. The leftover values' offsets padded to whole 4s with 0 (the
-    kernel packs them four at a time; narrow_order's weights there are zero)."""
-    width = -(-((out_w - 1) * stride_w + k_w) * in_c // 4) * 4  # (band rows start at words)
+    tap of each window row's whole words, then of the rows' leftover values, its rows `pitch` bytes
+    apart (None: band rows, mf_narrow_band, a row of output pixels' columns apart; else input rows).
+    The same for every window of a call read from the band, or from the input: made here, not per
+    call at run time. The leftover values' offsets padded to whole 4s with 0 (the kernel packs
+    them four at a time; narrow_order's weights there are zero)."""
+    width = -(-((out_w - 1) * stride_w + k_w) * in_c // 4) * 4 if pitch is None else pitch
     run = k_w * in_c
     whole = run // 4 * 4
     words = [ky * width + g for ky in range(k_h) for g in range(0, whole, 4)]
@@ -224,21 +226,28 @@ def narrow_fits(op: Op, level: str) -> bool:
 
 def narrow_prepare(op: Op, ref: dict) -> dict:
     """mf_conv2d_s8_gemm's params with narrow_order's weights in the pair layout, and in `zrow`
-    (no padding row here: the bands pad) the window's read list, narrow_reads."""
+    (no padding row here: the bands pad) the window's read lists, narrow_reads: in the band, then
+    in the input (a pair whose windows lie inside the image is read from there)."""
     rows = narrow_order(np.asarray(op.inputs[1].data, np.int8))
     depth = narrow_depth(op)
     padded = np.pad(rows, ((0, 0), (0, depth - rows.shape[1])))  # zero weights past the window
     params = fast.conv_gemm_prepare(op, ref)
-    reads = narrow_reads(*(params[k] for k in ("k_h", "k_w", "in_c", "out_w", "stride_w")))
+    geometry = [params[k] for k in ("k_h", "k_w", "in_c", "out_w", "stride_w")]
+    pitch = params["dilation_h"] * params["in_w"] * params["in_c"]
+    reads = np.concatenate([narrow_reads(*geometry), narrow_reads(*geometry, pitch)])
     return {**params, "depth": depth, "zrow": ConstArray("reads", reads), "quant": "NULL",
             "weights": pair_stream(padded, params["quant"])}
 
 
 def narrow_sizes(params: dict) -> dict[str, int]:
-    """The build's stack buffers: its largest window and band, and two bands if a pair straddles rows."""
+    """The build's stack buffers: its largest window and band, and two bands if a pair straddles rows;
+    MF_NARROW_STAGED 1 when some call finishes through the stage (a clamp, or a block's channels
+    part-used), else the kernel's staged loop is compiled out."""
     band = narrow_band(*(params[k] for k in ("k_h", "k_w", "in_c", "out_w", "stride_w")))
     straddles = params["out_w"] % 2 == 1 and params["batches"] * params["out_h"] > 1
-    return {"MF_NARROW_DEPTH": params["depth"], "MF_NARROW_BAND": band, "MF_NARROW_BANDS": 1 + straddles}
+    staged = bool(params["clamp"]) or params["out_c"] % 4 != 0
+    return {"MF_NARROW_DEPTH": params["depth"], "MF_NARROW_BAND": band, "MF_NARROW_BANDS": 1 + straddles,
+            "MF_NARROW_STAGED": int(staged)}
 
 
 # instructions per MAC measured: KWS's first conv (1 -> 64 channels, 10x4) about 1.3; VWW's (8

@@ -60,6 +60,36 @@ def test_narrow_conv_matches_tflm_on_host_in_overlapping_arenas(tmp_path, always
     assert not failures, "\n".join(failures)
 
 
+def band_kinds(runs) -> set[tuple[str, bool]]:
+    """How the calls' rows take their bands (mf_narrow_rows), with whether their rows are odd (pairs
+    across rows): "ends" (rows inside the image whose middle pixels read the input, the band only
+    the columns of the pixels at its ends that any pixel reads from it: "ends L", "ends R", both,
+    or none), "whole" (those columns meet: the band copies the rows' columns), "padded" (rows
+    partly outside the image: the whole padded band)."""
+    found = set()
+    for r in runs:
+        p = r.call.params
+        lo, room = -(-p["pad_w"] // p["stride_w"]), p["in_w"] - p["k_w"] + p["pad_w"]
+        hi = -1 if room < 0 else min(room // p["stride_w"], p["out_w"] - 1)
+        odd = p["out_w"] % 2 == 1
+        for oy in range(p["out_h"]):
+            y0 = oy * p["stride_h"] - p["pad_h"]
+            inner = lo <= hi and y0 >= 0 and y0 + (p["k_h"] - 1) * p["dilation_h"] < p["in_h"]
+            ends = "ends" + " L" * (lo > 0 or odd) + " R" * (hi < p["out_w"] - 1 or odd)
+            kind = "padded" if not inner else ends if lo * p["stride_w"] + p["k_w"] < hi * p["stride_w"] else "whole"
+            found.add((kind, odd))
+    return found
+
+
+def test_the_cases_take_every_kind_of_band():
+    _, runs = prepared(16)
+    kinds = band_kinds(runs)
+    assert {(k, odd) for k in ("whole", "padded") for odd in (False, True)} <= kinds
+    # both parts (odd rows: pairs across them); a part or both not built (even rows: VALID's
+    # padding, VWW's SAME)
+    assert {("ends L R", True), ("ends", False), ("ends R", False)} <= kinds
+
+
 def test_narrow_conv_matches_tflm_on_host_in_the_m7_buffer_layout(tmp_path, always_fuse):
     """MF_WIDE_LOADS (a Cortex-M7 build's mf_config.h): both pixels' words side by side, C loop."""
     calls, runs = prepared(8)
@@ -74,6 +104,28 @@ def test_narrow_conv_matches_tflm_on_host_with_one_band_where_pairs_stay_in_rows
     assert runs
     failures = placements.run(runs, tmp_path, defines={"MF_NARROW_BANDS": 1})
     assert not failures, "\n".join(failures)
+
+
+def straight_runs():
+    """The calls that store their blocks straight into the output (no clamp, whole blocks of 4
+    channels): all that a build without staged calls has (MF_NARROW_STAGED 0, VWW's and KWS's)."""
+    _, runs = prepared(16)
+    runs = [r for r in runs if fast_gemm.narrow_sizes(r.call.params)["MF_NARROW_STAGED"] == 0]
+    assert runs and any(r.call.params.get(r.call.reverse_key or "", 0) == 1 for r in runs)
+    return runs
+
+
+def test_narrow_conv_matches_tflm_on_host_in_a_build_without_staged_calls(tmp_path, always_fuse):
+    """MF_NARROW_STAGED 0: the staged loop compiled out, every pair through the straight one."""
+    failures = placements.run(straight_runs(), tmp_path, defines={"MF_NARROW_STAGED": 0})
+    assert not failures, "\n".join(failures)
+
+
+@on_qemu
+def test_narrow_conv_matches_tflm_under_qemu_in_a_build_without_staged_calls(tmp_path, always_fuse):
+    for board in ("qemu-mps2-an386", "qemu-mps2-an500"):
+        failures = placements.run(straight_runs(), tmp_path / board, board, defines={"MF_NARROW_STAGED": 0})
+        assert not failures, "\n".join(failures)
 
 
 @on_qemu
@@ -108,7 +160,8 @@ def test_narrow_fits_few_channels_strided_and_helium_keeps_the_gemm_kernel():
 
 def test_a_build_sizes_the_stack_buffers_by_its_largest_window_and_band(tmp_path):
     """mf_config.h defines MF_NARROW_DEPTH and MF_NARROW_BAND as the build's largest (not the bounds),
-    MF_NARROW_BANDS 2 when some call's pairs straddle rows."""
+    MF_NARROW_BANDS 2 when some call's pairs straddle rows, MF_NARROW_STAGED 1 when some call
+    finishes through the stage."""
     from microfuse.pipeline import build
 
     rng = np.random.default_rng(SEED)
@@ -122,6 +175,8 @@ def test_a_build_sizes_the_stack_buffers_by_its_largest_window_and_band(tmp_path
     assert f"#define MF_NARROW_DEPTH {depth}\n" in config and f"#define MF_NARROW_BAND {band}\n" in config
     straddles = any(c.params["out_w"] % 2 and c.params["batches"] * c.params["out_h"] > 1 for c in calls)
     assert f"#define MF_NARROW_BANDS {1 + straddles}\n" in config
+    staged = any(c.params["clamp"] or c.params["out_c"] % 4 for c in calls)
+    assert f"#define MF_NARROW_STAGED {int(staged)}\n" in config
 
 
 def half_chunk_graph(rng, i: int) -> Graph:
@@ -160,8 +215,9 @@ def test_narrow_conv_matches_tflm_under_qemu_with_half_a_first_chunk(tmp_path, a
 
 
 def wide_row_runs():
-    """RGB 3x3 stride 2 convs (VWW's first layer's shape) on rows of 96 and 72 bytes, VALID (a
-    band row copied whole from a word-aligned input row: 64 bytes a turn, then 32, then words)."""
+    """RGB 3x3 stride 2 convs (VWW's first layer's shape) on rows of 96 and 72 bytes, VALID (the
+    middle pixels read straight from word-aligned input rows, the band's parts at the odd rows'
+    ends by words)."""
     rng = np.random.default_rng(SEED)
     attrs = ConvAttrs("VALID", 2, 2, "RELU6", 1, 1)
     graph = merge([random_conv(rng, (5, w), (8, 3, 3, 3), attrs) for w in (32, 24)], "wide")
@@ -180,4 +236,31 @@ def test_narrow_conv_matches_tflm_on_host_with_wide_rows(tmp_path, always_fuse):
 def test_narrow_conv_matches_tflm_under_qemu_with_wide_rows(tmp_path, always_fuse):
     for board in ("qemu-mps2-an386", "qemu-mps2-an500"):
         failures = placements.run(wide_row_runs(), tmp_path / board, board)
+        assert not failures, "\n".join(failures)
+
+
+def ends_runs():
+    """SAME convs padded on both sides, on even output rows (no pairs across rows): the rows inside
+    the image read their middle pixels from the input, both ends' pixels from the band (its two
+    parts, mf_narrow_part), forward and reversed."""
+    rng = np.random.default_rng(SEED)
+    graph = merge([random_conv(rng, (5, 31), (8, 3, 3, 3), ConvAttrs("SAME", 2, 2, "RELU6", 1, 1)),
+                   random_conv(rng, (12, 19), (16, 10, 4, 1), ConvAttrs("SAME", 2, 2, "RELU", 1, 1))], "ends")
+    data, want = placements.tflm_case(graph, SEED + 4)
+    calls = lowered(graph)
+    runs = placements.picked(calls, data, want, lambda c: c.kernel == KERNEL)
+    assert len({r.call.params["in_c"] for r in runs}) == 2 and ("ends L R", False) in band_kinds(runs)
+    assert any(r.call.params.get(r.call.reverse_key or "", 0) == 1 for r in runs)
+    return runs
+
+
+def test_narrow_conv_matches_tflm_on_host_with_both_ends_padded(tmp_path, always_fuse):
+    failures = placements.run(ends_runs(), tmp_path)
+    assert not failures, "\n".join(failures)
+
+
+@on_qemu
+def test_narrow_conv_matches_tflm_under_qemu_with_both_ends_padded(tmp_path, always_fuse):
+    for board in ("qemu-mps2-an386", "qemu-mps2-an500"):
+        failures = placements.run(ends_runs(), tmp_path / board, board)
         assert not failures, "\n".join(failures)
