@@ -71,8 +71,27 @@ def pair_sizes(params: dict, fused: bool = False) -> dict[str, int]:
     pointwise = all(field(f) == 1 for f in ("k_h", "k_w", "stride_h", "stride_w")) \
         and field("pad_h") == 0 and field("pad_w") == 0
     runs = pointwise and not fused and not field("clamp") and field("out_c") % 4 == 0
-    return {"MF_PAIR_WINDOWS": int(not pointwise), "MF_PAIR_RUNS": int(runs),
+    return {"MF_PAIR_WINDOWS": int(not pointwise), "MF_PAIR_RUNS": int(runs), "MF_PAIR_TIES": pair_ties(params),
             **({"MF_PAIR_WIDE": depth} if depth <= PAIR_WIDE else {})}
+
+
+def pair_ties(params: dict) -> int:
+    """MF_PAIR_TIES: 1 when some live channel of the call's stream (pair_stream) requantizes to an
+    output zero point other than -128, so that the assembly must round a negative accumulator's
+    ties away from zero as TFLite does; 0 when all are -128: a negative accumulator's value is then
+    -128 or less however its ties round, and saturates to -128 (mf_conv2d_s8_pair_body.h
+    MF_PAIR_RQ). The zero point is in the round, 2^(s-1) + zp 2^s (an odd channel's 128 times that
+    plus 64); a dead channel (multiplier 0) gives its constant either way."""
+    def field(name: str):
+        return params.get(name, params.get(f"k.{name}"))
+
+    stream = np.asarray(field("weights").data, np.int64).reshape(-1, 16 + field("depth"))
+    table = stream[:, -12:].reshape(-1, 3)  # per channel: mult, round, rshift
+    odd = np.arange(len(table)) % 2 == 1
+    rnd = np.where(odd, table[:, 1] >> 7, table[:, 1])
+    s = table[:, 2] & (PAIR_LAST - 1)
+    zp = (rnd - (1 << (s - 1))) >> s
+    return int(np.any((table[:, 0] != 0) & (zp != -128)))
 
 
 def pair_ep_sizes(params: dict) -> dict[str, int]:
@@ -89,7 +108,8 @@ MIX_LSHIFT = 1
 def mixable(op: Op) -> bool:
     """The op's weights and table suit pair_weights' mixed words (mf_pair_blocks' odd channels):
     no weight pair whose mixed int16 lane leaves int16, and every live odd channel's accumulator
-    within MIX_BOUND (|bias| + 128 sum|w|), and the loop's left shift, MIX_LSHIFT."""
+    within MIX_BOUND (|bias| + 128 sum|w|) and its stored round (pair_stream) within 2^30, and the
+    loop's left shift, MIX_LSHIFT."""
     taps = fast.conv_taps(op)
     fields = fast.quant_fields(requant_params(op, op.inputs[1], 0, taps), taps)
     return fields is not None and mixed_fits(taps, fields["quant"].data, int(fields["lshift"]))
@@ -104,7 +124,10 @@ def mixed_fits(taps: np.ndarray, quant: np.ndarray, lshift: int) -> bool:
     bias, mult = q[:, 0].reshape(-1), q[:, 1].reshape(-1)
     bound = np.abs(bias) + 128 * np.abs(w).sum(axis=1)
     odd = np.arange(len(bias)) % 2 == 1
-    return not np.any(odd & (mult != 0) & (bound >= MIX_BOUND))
+    # an odd channel's round as pair_stream stores it, 128 r + 64, plus SMMLA's high word of 256
+    # acc m (under 2^30: |256 acc| < 2^31, m < 2^31) within an int32
+    odd_round = 128 * q[:, 2].reshape(-1) + 64
+    return not np.any(odd & (mult != 0) & ((bound >= MIX_BOUND) | (np.abs(odd_round) >= 2**30)))
 
 
 def pair_weights(taps: np.ndarray) -> np.ndarray:
@@ -131,12 +154,15 @@ PAIR_LAST = 256  # mf_pair_blocks' MF_PAIR_LAST: the last block's flag, in its c
 def pair_stream(taps: np.ndarray, quant: ConstArray) -> ConstArray:
     """mf_pair_blocks' one stream of words: per block of 4 channels its biases (the odd channels'
     mixed as their weights: 256 b[c'] + b[c], wrapping as the accumulator does), its pair_weights
-    words, then per channel (multiplier, round, right shift) from mf_fast.h's channel table; the
+    words, then per channel (multiplier, round, right shift) from mf_fast.h's channel table, an odd
+    channel's round as 128 r + 64 (mixed_fits keeps it within 2^30; the assembly requantizes the
+    odd channels' 256 acc with it, MF_PAIR_RQO); the
     last block's channel 3 right shift carries PAIR_LAST (ASR takes a register's low byte only),
     so the loop walks one pointer and needs no count."""
     q = np.asarray(quant.data, np.int64).reshape(-1, 4, 4).copy()  # [block, field, channel]
     nb = len(q)
     q[:, 0, 1::2] = 256 * q[:, 0, 1::2] + q[:, 0, 0::2]
+    q[:, 2, 1::2] = 128 * q[:, 2, 1::2] + 64  # (MF_PAIR_RQO: SMMLA of 256 acc, over 128)
     q[-1, 3, 3] |= PAIR_LAST
     q = (q + 2**31) % 2**32 - 2**31
     w = pair_weights(taps).reshape(nb, -1)
@@ -238,7 +264,8 @@ def narrow_sizes(params: dict) -> dict[str, int]:
     """The build's stack buffers: its largest window and band, and two bands if a pair straddles rows."""
     band = narrow_band(*(params[k] for k in ("k_h", "k_w", "in_c", "out_w", "stride_w")))
     straddles = params["out_w"] % 2 == 1 and params["batches"] * params["out_h"] > 1
-    return {"MF_NARROW_DEPTH": params["depth"], "MF_NARROW_BAND": band, "MF_NARROW_BANDS": 1 + straddles}
+    return {"MF_NARROW_DEPTH": params["depth"], "MF_NARROW_BAND": band, "MF_NARROW_BANDS": 1 + straddles,
+            "MF_PAIR_TIES": pair_ties(params)}
 
 
 # instructions per MAC measured: KWS's first conv (1 -> 64 channels, 10x4) about 1.3; VWW's (8

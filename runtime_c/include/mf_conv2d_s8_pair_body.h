@@ -38,6 +38,9 @@
 #ifndef MF_PAIR_RUNS         /* 1: some paired conv is pointwise and stores straight (mf_pair_run's */
 #define MF_PAIR_RUNS 1       /* runs); a build without one sets 0 (lower/fast_gemm.py pair_sizes) */
 #endif
+#ifndef MF_PAIR_TIES         /* 1: some paired conv's output zero point is not -128, so the assembly */
+#define MF_PAIR_TIES 1       /* rounds ties away from zero (MF_PAIR_RQ); 0 in a build where all are */
+#endif                       /* (lower/fast_gemm.py pair_ties) */
 
 /* Where a pixel's odd int16 pairs and pixel B's words sit among each 4 values' 4 buffer words
  * (MF_PAIR_WORD: every reader and writer of the buffer goes through it).
@@ -148,9 +151,6 @@ typedef struct {
     MF_PAIR_LONE4("ldr %[y], " MF_PAIR_AT(1, 0, 0), "ldr %[u], " MF_PAIR_AT(1, 0, 1),                    \
                   "ldr %[b0], [%[w], #-16]", "ldr %[b1], [%[w], #-12]", "ldr %[b2], [%[w], #-8]",       \
                   "ldr %[b3], [%[w], #-4]")
-/* Requantize channel j of both pixels (accumulators a, b, already shifted left) by the stream's
- * mult m, round r, right shift s (registers loaded ahead, in as few runs of loads as the free
- * registers allow); tmp a temporary, r takes B's value. */
 /* A run's next pair: 4 values of A (at a0) and B (a0 + a1) sign-extended into the buffer's
  * group at p (MF_PAIR_WORD's layout: b0-b3 in order, which sit in r0-r3 in a build with runs so
  * that one STM stores them, 5 cycles), a0 and p on. */
@@ -195,6 +195,19 @@ typedef struct {
 #define MF_PAIR_RUN_TEST
 #define MF_PAIR_RUN_NEXT
 #endif
+/* Requantize an even channel of both pixels (accumulators a, b, already shifted left by 1) by
+ * the stream's mult m, round r, right shift s (registers loaded ahead, in as few runs of loads as
+ * the free registers allow): mf_fast_scale, SMMLAR's rounded high word plus r, then x's sign (the
+ * ties of TFLite's rounding away from zero), shifted right; tmp a temporary, r takes B's value.
+ * An odd channel (MF_PAIR_RQO) takes its accumulators as they leave the mixed sums, 256 times the
+ * channel's (a1 - a0, not shifted), and its round as pair_stream stores it, 128 r + 64: SMMLA's
+ * truncated high word of 256 acc m plus that, over 128, is SMMLAR's of 2 acc m plus r (the same
+ * numerator, 2^39 over it), so no shift of the accumulator. Without ties (MF_PAIR_TIES 0: every
+ * call's output zero point is -128, lower/fast_gemm.py pair_ties), a negative accumulator's value
+ * is at most -128 either way and SSAT makes it -128: no sign term, no temporary, and the odd
+ * channel's division by 128 goes into SSAT's shift (floor(floor(v / 2^s) / 128) = floor(v /
+ * 2^(s + 7))): 6 instructions a channel, not 8 and 10. */
+#if MF_PAIR_TIES
 #define MF_PAIR_RQ(a, b, m, r, s, tmp)                                       \
     "smmlar %[" tmp "], %[" a "], %[" m "], %[" r "]\n\t"                  \
     "smmlar %[" r "], %[" b "], %[" m "], %[" r "]\n\t"                    \
@@ -204,7 +217,34 @@ typedef struct {
     "asr %[" r "], %[" r "], %[" s "]\n\t"                                 \
     "ssat %[" a "], #8, %[" tmp "]\n\t"                                    \
     "ssat %[" b "], #8, %[" r "]\n\t"
+#define MF_PAIR_RQO(a, b, m, r, s, tmp)                                      \
+    "smmla %[" tmp "], %[" a "], %[" m "], %[" r "]\n\t"                   \
+    "smmla %[" r "], %[" b "], %[" m "], %[" r "]\n\t"                     \
+    "asr %[" tmp "], %[" tmp "], #7\n\t"                                   \
+    "asr %[" r "], %[" r "], #7\n\t"                                       \
+    "add %[" tmp "], %[" tmp "], %[" a "], asr #31\n\t"                    \
+    "add %[" r "], %[" r "], %[" b "], asr #31\n\t"                        \
+    "asr %[" tmp "], %[" tmp "], %[" s "]\n\t"                             \
+    "asr %[" r "], %[" r "], %[" s "]\n\t"                                 \
+    "ssat %[" a "], #8, %[" tmp "]\n\t"                                    \
+    "ssat %[" b "], #8, %[" r "]\n\t"
+#else
+#define MF_PAIR_RQ(a, b, m, r, s, tmp)                                       \
+    "smmlar %[" a "], %[" a "], %[" m "], %[" r "]\n\t"                    \
+    "smmlar %[" b "], %[" b "], %[" m "], %[" r "]\n\t"                    \
+    "asr %[" a "], %[" a "], %[" s "]\n\t"                                 \
+    "asr %[" b "], %[" b "], %[" s "]\n\t"                                 \
+    "ssat %[" a "], #8, %[" a "]\n\t"                                      \
+    "ssat %[" b "], #8, %[" b "]\n\t"
+#define MF_PAIR_RQO(a, b, m, r, s, tmp)                                      \
+    "smmla %[" a "], %[" a "], %[" m "], %[" r "]\n\t"                     \
+    "smmla %[" b "], %[" b "], %[" m "], %[" r "]\n\t"                     \
+    "asr %[" a "], %[" a "], %[" s "]\n\t"                                 \
+    "asr %[" b "], %[" b "], %[" s "]\n\t"                                 \
+    "ssat %[" a "], #8, %[" a "], asr #7\n\t"                              \
+    "ssat %[" b "], #8, %[" b "], asr #7\n\t"
 #endif
+#endif /* MF_ASM_LOOPS */
 
 #if !MF_ASM_LOOPS
 /* The odd channel's int16 pair of mixed weight word m (lanes 256 w' + w, lower/fast_gemm.py
@@ -280,7 +320,7 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
         "cmp %[p], %[x]\n\t"
         "bne 21b\n\t"
         "30:\n\t" /* the odd channels taken out of their mixed sums (256 acc: that less the even
-                     * one's), all eight shifted left by 1 (the odd ones' 256 right by 7), requantized */
+                     * one's), the even ones shifted left by 1, all eight requantized */
         "sub %[a1], %[a1], %[a0]\n\t"
         "sub %[b1], %[b1], %[b0]\n\t"
         "sub %[a3], %[a3], %[a2]\n\t"
@@ -289,13 +329,9 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
         "lsl %[b0], %[b0], #1\n\t"
         "lsl %[a2], %[a2], #1\n\t"
         "lsl %[b2], %[b2], #1\n\t"
-        "asr %[a1], %[a1], #7\n\t"
-        "asr %[b1], %[b1], #7\n\t"
-        "asr %[a3], %[a3], #7\n\t"
-        "asr %[b3], %[b3], #7\n\t"
-        /* the table (per channel mult, round, right shift) in three runs of loads, p a temporary:
-         * channel 0's and 1's mult, the rest of 1's and 2's mult, then all of 2 and 3 into the
-         * registers that channel 1's values, packed, leave */
+        /* the table (per channel mult, round, right shift) in three runs of loads, p a temporary
+         * (with MF_PAIR_TIES): channel 0's and 1's mult, the rest of 1's and 2's mult, then all
+         * of 2 and 3 into the registers that channel 1's values, packed, leave */
         "ldr %[x], [%[w]], #48\n\t"
         "ldr %[y], [%[w], #-44]\n\t"
         "ldr %[t], [%[w], #-40]\n\t"
@@ -304,7 +340,7 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
         "ldr %[y], [%[w], #-32]\n\t"
         "ldr %[t], [%[w], #-28]\n\t"
         "ldr %[x], [%[w], #-24]\n\t"
-        MF_PAIR_RQ("a1", "b1", "u", "y", "t", "p")
+        MF_PAIR_RQO("a1", "b1", "u", "y", "t", "p")
         "bfi %[a0], %[a1], #8, #8\n\t"
         "bfi %[b0], %[b1], #8, #8\n\t"
         "ldr %[y], [%[w], #-20]\n\t"
@@ -313,7 +349,7 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
         "ldr %[a1], [%[w], #-8]\n\t"
         "ldr %[b1], [%[w], #-4]\n\t"
         MF_PAIR_RQ("a2", "b2", "x", "y", "t", "p")
-        MF_PAIR_RQ("a3", "b3", "u", "a1", "b1", "p")
+        MF_PAIR_RQO("a3", "b3", "u", "a1", "b1", "p")
         "bfi %[a0], %[a2], #16, #8\n\t"
         "bfi %[b0], %[b2], #16, #8\n\t"
         "bfi %[a0], %[a3], #24, #8\n\t"
@@ -421,8 +457,9 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
         for (h = 1; h >= 0; h--) { /* B's four values first, then A's */
             for (j = 0; j < 4; j++) {
                 const int32_t rshift = q[3 * j + 2] & (MF_PAIR_LAST - 1);
+                const int32_t rnd = j % 2 == 0 ? q[3 * j + 1] : q[3 * j + 1] >> 7; /* (odd: 128 r + 64) */
                 sta[h * c->delta + j] =
-                    (int8_t)mf_ssat8(mf_fast_scale(acc[h][j], c->lshift, q[3 * j], q[3 * j + 1], rshift));
+                    (int8_t)mf_ssat8(mf_fast_scale(acc[h][j], c->lshift, q[3 * j], rnd, rshift));
             }
         }
         if (q[11] & MF_PAIR_LAST) {
