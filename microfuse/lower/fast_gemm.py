@@ -85,11 +85,12 @@ def pair_ties(params: dict) -> int:
     def field(name: str):
         return params.get(name, params.get(f"k.{name}"))
 
-    stream = np.asarray(field("weights").data, np.int64).reshape(-1, 16 + field("depth"))
-    table = stream[:, -12:].reshape(-1, 3)  # per channel: mult, round, rshift
+    stream = np.asarray(field("weights").data, np.int64).reshape(-1, PAIR_BLOCK + field("depth"))
+    table = stream[:, -10:-2].reshape(-1, 2)  # per channel: mult, round
+    s = (stream[:, -2:, None] >> np.array([0, 8])) & 0xFF  # [block, word, channel in word]
     odd = np.arange(len(table)) % 2 == 1
     rnd = np.where(odd, table[:, 1] >> 7, table[:, 1])
-    s = table[:, 2] & (PAIR_LAST - 1)
+    s = s.reshape(-1)
     zp = (rnd - (1 << (s - 1))) >> s
     return int(np.any((table[:, 0] != 0) & (zp != -128)))
 
@@ -148,26 +149,30 @@ def pair_weights(taps: np.ndarray) -> np.ndarray:
     return fast.words(w.astype(np.int8))
 
 
-PAIR_LAST = 256  # mf_pair_blocks' MF_PAIR_LAST: the last block's flag, in its channel 3's right shift
+PAIR_LAST = 256  # mf_pair_blocks' MF_PAIR_LAST: the last block's flag, above its channel 3's right shift
+PAIR_BLOCK = 14  # a block's words in pair_stream besides its weights: 4 biases, 8 mult / round, 2 shifts
 
 
 def pair_stream(taps: np.ndarray, quant: ConstArray) -> ConstArray:
     """mf_pair_blocks' one stream of words: per block of 4 channels its biases (the odd channels'
     mixed as their weights: 256 b[c'] + b[c], wrapping as the accumulator does), its pair_weights
-    words, then per channel (multiplier, round, right shift) from mf_fast.h's channel table, an odd
-    channel's round as 128 r + 64 (mixed_fits keeps it within 2^30; the assembly requantizes the
-    odd channels' 256 acc with it, MF_PAIR_RQO); the
-    last block's channel 3 right shift carries PAIR_LAST (ASR takes a register's low byte only),
-    so the loop walks one pointer and needs no count."""
+    words, then per channel (multiplier, round) from mf_fast.h's channel table, an odd channel's
+    round as 128 r + 64 (mixed_fits keeps it within 2^30; the assembly requantizes the odd
+    channels' 256 acc with it, MF_PAIR_RQO), and the right shifts two to a word, channels 0 and 1
+    (s0 + 256 s1), 2 and 3 (ASR takes a register's low byte: one word serves two channels, LSR by
+    8 between them); the last block's word of channels 2 and 3 carries PAIR_LAST above channel
+    3's shift (bit 16), so the loop walks one pointer and needs no count."""
     q = np.asarray(quant.data, np.int64).reshape(-1, 4, 4).copy()  # [block, field, channel]
     nb = len(q)
     q[:, 0, 1::2] = 256 * q[:, 0, 1::2] + q[:, 0, 0::2]
     q[:, 2, 1::2] = 128 * q[:, 2, 1::2] + 64  # (MF_PAIR_RQO: SMMLA of 256 acc, over 128)
-    q[-1, 3, 3] |= PAIR_LAST
+    shifts = q[:, 3, 0::2] + (q[:, 3, 1::2] << 8)  # [block, channels 0-1, 2-3]
+    shifts[-1, 1] |= PAIR_LAST << 8  # the last block's flag, above channel 3's
     q = (q + 2**31) % 2**32 - 2**31
+    shifts = (shifts + 2**31) % 2**32 - 2**31
     w = pair_weights(taps).reshape(nb, -1)
-    table = q[:, 1:].transpose(0, 2, 1).reshape(nb, 12)  # [block, channel, mult / round / rshift]
-    stream = np.concatenate([q[:, 0], w, table], axis=1).astype(np.int32)
+    table = q[:, 1:3].transpose(0, 2, 1).reshape(nb, 8)  # [block, channel, mult / round]
+    stream = np.concatenate([q[:, 0], w, table, shifts], axis=1).astype(np.int32)
     return ConstArray("weights", np.ascontiguousarray(stream).reshape(-1))
 
 

@@ -244,6 +244,56 @@ typedef struct {
     "ssat %[" a "], #8, %[" a "], asr #7\n\t"                              \
     "ssat %[" b "], #8, %[" b "], asr #7\n\t"
 #endif
+/* A block's table (pair_stream: per channel mult and round, then the right shifts packed two to
+ * a word, channel 3's with the last block's flag above it) into registers and the block's four
+ * channels of both pixels requantized and packed, A's in a0, B's in b0, channel 3's right shift
+ * (and the flag, at MF_PAIR_LAST) left in t. ASR takes a shift register's low byte only, so a
+ * packed word serves its first channel as it is and its second once LSR by 8: a register fewer,
+ * so that the 10 words (not 12) load in two runs (five and five, 12 cycles) where no temporary is
+ * needed (the table's loads cost one cycle each in a run and one more per run). With ties (a
+ * temporary, p) three runs: four, two, then four into the registers channel 1's values, packed,
+ * leave. */
+#if MF_PAIR_TIES
+#define MF_PAIR_TABLE                                                          \
+    "ldr %[x], [%[w]], #40\n\t"                                               \
+    "ldr %[y], [%[w], #-36]\n\t"                                              \
+    "ldr %[t], [%[w], #-8]\n\t"                                               \
+    "ldr %[u], [%[w], #-32]\n\t"                                              \
+    MF_PAIR_RQ("a0", "b0", "x", "y", "t", "p")                                 \
+    "ldr %[x], [%[w], #-28]\n\t"                                              \
+    "ldr %[y], [%[w], #-24]\n\t"                                              \
+    "lsr %[t], %[t], #8\n\t"                                                  \
+    MF_PAIR_RQO("a1", "b1", "u", "x", "t", "p")                                \
+    "bfi %[a0], %[a1], #8, #8\n\t"                                            \
+    "bfi %[b0], %[b1], #8, #8\n\t"                                            \
+    "ldr %[x], [%[w], #-20]\n\t"                                              \
+    "ldr %[t], [%[w], #-4]\n\t"                                               \
+    "ldr %[u], [%[w], #-16]\n\t"                                              \
+    "ldr %[a1], [%[w], #-12]\n\t"                                             \
+    MF_PAIR_RQ("a2", "b2", "y", "x", "t", "p")                                 \
+    "lsr %[t], %[t], #8\n\t"                                                  \
+    MF_PAIR_RQO("a3", "b3", "u", "a1", "t", "p")
+#else
+#define MF_PAIR_TABLE                                                          \
+    "ldr %[x], [%[w]], #40\n\t"                                               \
+    "ldr %[y], [%[w], #-36]\n\t"                                              \
+    "ldr %[t], [%[w], #-8]\n\t"                                               \
+    "ldr %[u], [%[w], #-32]\n\t"                                              \
+    "ldr %[p], [%[w], #-28]\n\t"                                              \
+    MF_PAIR_RQ("a0", "b0", "x", "y", "t", "")                                  \
+    "lsr %[t], %[t], #8\n\t"                                                  \
+    MF_PAIR_RQO("a1", "b1", "u", "p", "t", "")                                 \
+    "bfi %[a0], %[a1], #8, #8\n\t"                                            \
+    "bfi %[b0], %[b1], #8, #8\n\t"                                            \
+    "ldr %[x], [%[w], #-24]\n\t"                                              \
+    "ldr %[y], [%[w], #-20]\n\t"                                              \
+    "ldr %[t], [%[w], #-4]\n\t"                                               \
+    "ldr %[u], [%[w], #-16]\n\t"                                              \
+    "ldr %[p], [%[w], #-12]\n\t"                                              \
+    MF_PAIR_RQ("a2", "b2", "x", "y", "t", "")                                  \
+    "lsr %[t], %[t], #8\n\t"                                                  \
+    MF_PAIR_RQO("a3", "b3", "u", "p", "t", "")
+#endif
 #endif /* MF_ASM_LOOPS */
 
 #if !MF_ASM_LOOPS
@@ -257,7 +307,7 @@ MF_INLINE uint32_t mf_pair_odd(uint32_t m, uint32_t e)
 }
 #endif
 
-#define MF_PAIR_LAST 256 /* the last block's flag, in its channel 3's right shift (pair_stream) */
+#define MF_PAIR_LAST 256 /* the last block's flag, above its channel 3's right shift (pair_stream) */
 
 /* Every block of four channels of a pixel pair (c->wide), walking the stream c->w: eight
  * accumulators (both pixels' four channels) start at the block's biases, take one pass over the
@@ -329,27 +379,7 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
         "lsl %[b0], %[b0], #1\n\t"
         "lsl %[a2], %[a2], #1\n\t"
         "lsl %[b2], %[b2], #1\n\t"
-        /* the table (per channel mult, round, right shift) in three runs of loads, p a temporary
-         * (with MF_PAIR_TIES): channel 0's and 1's mult, the rest of 1's and 2's mult, then all
-         * of 2 and 3 into the registers that channel 1's values, packed, leave */
-        "ldr %[x], [%[w]], #48\n\t"
-        "ldr %[y], [%[w], #-44]\n\t"
-        "ldr %[t], [%[w], #-40]\n\t"
-        "ldr %[u], [%[w], #-36]\n\t"
-        MF_PAIR_RQ("a0", "b0", "x", "y", "t", "p")
-        "ldr %[y], [%[w], #-32]\n\t"
-        "ldr %[t], [%[w], #-28]\n\t"
-        "ldr %[x], [%[w], #-24]\n\t"
-        MF_PAIR_RQO("a1", "b1", "u", "y", "t", "p")
-        "bfi %[a0], %[a1], #8, #8\n\t"
-        "bfi %[b0], %[b1], #8, #8\n\t"
-        "ldr %[y], [%[w], #-20]\n\t"
-        "ldr %[t], [%[w], #-16]\n\t"
-        "ldr %[u], [%[w], #-12]\n\t"
-        "ldr %[a1], [%[w], #-8]\n\t"
-        "ldr %[b1], [%[w], #-4]\n\t"
-        MF_PAIR_RQ("a2", "b2", "x", "y", "t", "p")
-        MF_PAIR_RQO("a3", "b3", "u", "a1", "b1", "p")
+        MF_PAIR_TABLE
         "bfi %[a0], %[a2], #16, #8\n\t"
         "bfi %[b0], %[b2], #16, #8\n\t"
         "bfi %[a0], %[a3], #24, #8\n\t"
@@ -359,7 +389,7 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
         "str %[b0], [%[x], %[y]]\n\t"
         "str %[a0], [%[x]], #4\n\t"
         "str %[x], [sp, #8]\n\t"
-        "tst %[b1], #" MF_PAIR_STR(MF_PAIR_LAST) "\n\t" /* (b1: channel 3's right shift) */
+        "tst %[t], #" MF_PAIR_STR(MF_PAIR_LAST) "\n\t" /* (t: channel 3's right shift) */
         "bne 50f\n\t"
         "60:\n\t" /* the next block's biases, the window; to its chunks */
         "ldr %[a0], [%[w]], #16\n\t"
@@ -452,17 +482,17 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
         if (c->delta == 0) {
             memcpy(acc[1], acc[0], sizeof acc[0]);
         }
-        q = (const int32_t *)(const void *)wb; /* per channel mult, round, right shift */
-        wb += 12;
+        q = (const int32_t *)(const void *)wb; /* per channel mult, round; the right shifts */
+        wb += 10;
         for (h = 1; h >= 0; h--) { /* B's four values first, then A's */
             for (j = 0; j < 4; j++) {
-                const int32_t rshift = q[3 * j + 2] & (MF_PAIR_LAST - 1);
-                const int32_t rnd = j % 2 == 0 ? q[3 * j + 1] : q[3 * j + 1] >> 7; /* (odd: 128 r + 64) */
+                const int32_t rshift = (int32_t)((uint32_t)q[8 + j / 2] >> (8 * (j % 2))) & 0xFF;
+                const int32_t rnd = j % 2 == 0 ? q[2 * j + 1] : q[2 * j + 1] >> 7; /* (odd: 128 r + 64) */
                 sta[h * c->delta + j] =
-                    (int8_t)mf_ssat8(mf_fast_scale(acc[h][j], c->lshift, q[3 * j], rnd, rshift));
+                    (int8_t)mf_ssat8(mf_fast_scale(acc[h][j], c->lshift, q[2 * j], rnd, rshift));
             }
         }
-        if (q[11] & MF_PAIR_LAST) {
+        if ((uint32_t)q[9] >> 8 & MF_PAIR_LAST) {
             uint32_t *d = (uint32_t *)(uintptr_t)c->wide;
             const int8_t *xa;
             if (r == NULL || r->x == r->last) {

@@ -270,8 +270,9 @@ def test_pair_conv_matches_tflm_under_qemu_with_odd_sums_near_the_mixed_bound(tm
 
 def test_the_stream_holds_each_blocks_biases_weights_and_table_and_flags_the_last():
     """pair_stream: per block its 4 biases (odd ones mixed: 256 b[c'] + b[c], wrapping), its
-    pair_weights words, then per channel (mult, round, rshift), an odd channel's round as 128 r + 64
-    (wrapping), PAIR_LAST on the last block's channel 3 rshift only."""
+    pair_weights words, then per channel (mult, round), an odd channel's round as 128 r + 64
+    (wrapping), then the right shifts two to a word (s0 + 256 s1, s2 + 256 s3), PAIR_LAST above
+    the last block's channel 3 shift only; pair_ties reads the zero points back from it."""
     from microfuse.lower.call import ConstArray
 
     rng = np.random.default_rng(SEED)
@@ -280,16 +281,31 @@ def test_the_stream_holds_each_blocks_biases_weights_and_table_and_flags_the_las
     table[:, 3] = rng.integers(1, 32, size=(2, 4))
     stream = fast_gemm.pair_stream(taps, ConstArray("quant", table.reshape(-1))).data.reshape(2, -1)
     words = fast_gemm.pair_weights(taps).reshape(2, -1)
-    assert stream.shape == (2, 4 + words.shape[1] + 12)
+    assert stream.shape == (2, fast_gemm.PAIR_BLOCK + words.shape[1])
     t = table.astype(np.int64)
     mixed = t[:, 0].copy()
     mixed[:, 1::2] = (256 * t[:, 0, 1::2] + t[:, 0, 0::2] + 2**31) % 2**32 - 2**31
     assert np.array_equal(stream[:, :4], mixed)
-    assert np.array_equal(stream[:, 4:-12], words)
-    want = t[:, 1:].transpose(0, 2, 1).reshape(2, 12).copy()
-    want[:, 4::6] = (128 * want[:, 4::6] + 64 + 2**31) % 2**32 - 2**31  # channels 1 and 3's rounds
-    want[1, -1] |= fast_gemm.PAIR_LAST
-    assert np.array_equal(stream[:, -12:], want)
+    assert np.array_equal(stream[:, 4:-10], words)
+    want = t[:, 1:3].transpose(0, 2, 1).reshape(2, 8).copy()
+    want[:, 3::4] = (128 * want[:, 3::4] + 64 + 2**31) % 2**32 - 2**31  # channels 1 and 3's rounds
+    assert np.array_equal(stream[:, -10:-2], want)
+    shifts = t[:, 3, 0::2] + 256 * t[:, 3, 1::2]
+    shifts[1, 1] += fast_gemm.PAIR_LAST << 8
+    assert np.array_equal(stream[:, -2:], shifts)
+    # zero points back from the rounds (2^(s-1) + zp 2^s, shifts mixed_fits allows): all -128,
+    # then one live channel's 5
+    table[:, 3] = rng.integers(1, 16, size=(2, 4))
+    s = table[:, 3].astype(np.int64)
+    table[:, 2] = (1 << (s - 1)) - (128 << s)
+    params = {"depth": 16, "weights": fast_gemm.pair_stream(taps, ConstArray("quant", table.reshape(-1)))}
+    assert fast_gemm.pair_ties(params) == 0
+    table[1, 2, 1] = (1 << (s[1, 1] - 1)) + (5 << s[1, 1])
+    params["weights"] = fast_gemm.pair_stream(taps, ConstArray("quant", table.reshape(-1)))
+    assert fast_gemm.pair_ties(params) == 1
+    table[1, 1, 1] = 0  # a dead channel: its zero point does not matter
+    params["weights"] = fast_gemm.pair_stream(taps, ConstArray("quant", table.reshape(-1)))
+    assert fast_gemm.pair_ties(params) == 0
 
 
 def run_scenarios():
