@@ -19,6 +19,7 @@ from .common import requant_params
 from .kernels import WINDOW, KernelSpec, declare
 
 PAIR_OUT_MAX = 128  # mf_conv2d_s8_pair_body.h MF_PAIR_OUT_MAX: output channels of the stage
+PAIR_SHORT = 32  # mf_conv2d_s8_pair_body.h MF_PAIR_SHORT: a window of up to four 8-value chunks
 PAIR_WIDE = 576  # MF_PAIR_WIDE's bound: window values of a pixel in the sign-extended buffer (a
 # build sets MF_PAIR_WIDE to its largest paired window, pair_sizes; every pixel goes through it, a
 # lone one too: a bigger window keeps mf_conv2d_s8_gemm)
@@ -63,7 +64,10 @@ def pair_sizes(params: dict, fused: bool = False) -> dict[str, int]:
     1 when some call reads windows, 0 when all are pointwise (1x1, stride 1, no padding: the loop
     reads a pixel's one run itself, and the window readers are compiled out); MF_PAIR_RUNS: 1 when
     some call is pointwise and stores straight (no epilogue nor clamp, whole blocks: its pairs go
-    through mf_pair_run as one run), else the assembly's run check is compiled out."""
+    through mf_pair_run as one run), else the assembly's run check is compiled out; MF_PAIR_TIES
+    (pair_ties); MF_PAIR_SHORT: 1 when some call's window is at most PAIR_SHORT values (four
+    chunks: its blocks skip the chunk loop's test, which costs a longer window's first partial
+    turn a stub)."""
     def field(name: str) -> int:
         return params.get(name, params.get(f"k.{name}"))
 
@@ -72,7 +76,7 @@ def pair_sizes(params: dict, fused: bool = False) -> dict[str, int]:
         and field("pad_h") == 0 and field("pad_w") == 0
     runs = pointwise and not fused and not field("clamp") and field("out_c") % 4 == 0
     return {"MF_PAIR_WINDOWS": int(not pointwise), "MF_PAIR_RUNS": int(runs), "MF_PAIR_TIES": pair_ties(params),
-            **({"MF_PAIR_WIDE": depth} if depth <= PAIR_WIDE else {})}
+            "MF_PAIR_SHORT": int(depth <= PAIR_SHORT), **({"MF_PAIR_WIDE": depth} if depth <= PAIR_WIDE else {})}
 
 
 def pair_ties(params: dict) -> int:
@@ -149,7 +153,8 @@ def pair_weights(taps: np.ndarray) -> np.ndarray:
     return fast.words(w.astype(np.int8))
 
 
-PAIR_LAST = 256  # mf_pair_blocks' MF_PAIR_LAST: the last block's flag, above its channel 3's right shift
+PAIR_LAST = 512  # mf_pair_blocks' MF_PAIR_LAST: the last block's flag, above its channel 3's right shift
+PAIR_LONG = 256  # MF_PAIR_LONG: every block's of a window over PAIR_SHORT values, below PAIR_LAST
 PAIR_BLOCK = 14  # a block's words in pair_stream besides its weights: 4 biases, 8 mult / round, 2 shifts
 
 
@@ -160,14 +165,16 @@ def pair_stream(taps: np.ndarray, quant: ConstArray) -> ConstArray:
     round as 128 r + 64 (mixed_fits keeps it within 2^30; the assembly requantizes the odd
     channels' 256 acc with it, MF_PAIR_RQO), and the right shifts two to a word, channels 0 and 1
     (s0 + 256 s1), 2 and 3 (ASR takes a register's low byte: one word serves two channels, LSR by
-    8 between them); the last block's word of channels 2 and 3 carries PAIR_LAST above channel
-    3's shift (bit 16), so the loop walks one pointer and needs no count."""
+    8 between them); the word of channels 2 and 3 carries PAIR_LONG above channel 3's shift (bit
+    16) where the window is over PAIR_SHORT values (the chunk loop's turns, MF_PAIR_SHORT), and
+    the last block's PAIR_LAST (bit 17), so the loop walks one pointer and needs no count."""
     q = np.asarray(quant.data, np.int64).reshape(-1, 4, 4).copy()  # [block, field, channel]
     nb = len(q)
     q[:, 0, 1::2] = 256 * q[:, 0, 1::2] + q[:, 0, 0::2]
     q[:, 2, 1::2] = 128 * q[:, 2, 1::2] + 64  # (MF_PAIR_RQO: SMMLA of 256 acc, over 128)
     shifts = q[:, 3, 0::2] + (q[:, 3, 1::2] << 8)  # [block, channels 0-1, 2-3]
-    shifts[-1, 1] |= PAIR_LAST << 8  # the last block's flag, above channel 3's
+    shifts[:, 1] |= (PAIR_LONG << 8) * (np.asarray(taps).shape[1] > PAIR_SHORT)  # (above channel 3's)
+    shifts[-1, 1] |= PAIR_LAST << 8  # the last block's flag
     q = (q + 2**31) % 2**32 - 2**31
     shifts = (shifts + 2**31) % 2**32 - 2**31
     w = pair_weights(taps).reshape(nb, -1)
@@ -270,7 +277,7 @@ def narrow_sizes(params: dict) -> dict[str, int]:
     band = narrow_band(*(params[k] for k in ("k_h", "k_w", "in_c", "out_w", "stride_w")))
     straddles = params["out_w"] % 2 == 1 and params["batches"] * params["out_h"] > 1
     return {"MF_NARROW_DEPTH": params["depth"], "MF_NARROW_BAND": band, "MF_NARROW_BANDS": 1 + straddles,
-            "MF_PAIR_TIES": pair_ties(params)}
+            "MF_PAIR_TIES": pair_ties(params), "MF_PAIR_SHORT": int(params["depth"] <= PAIR_SHORT)}
 
 
 # instructions per MAC measured: KWS's first conv (1 -> 64 channels, 10x4) about 1.3; VWW's (8

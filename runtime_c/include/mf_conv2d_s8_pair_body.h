@@ -38,6 +38,9 @@
 #ifndef MF_PAIR_RUNS         /* 1: some paired conv is pointwise and stores straight (mf_pair_run's */
 #define MF_PAIR_RUNS 1       /* runs); a build without one sets 0 (lower/fast_gemm.py pair_sizes) */
 #endif
+#ifndef MF_PAIR_SHORT        /* 1: some paired conv's window is at most four chunks (32 values), whose */
+#define MF_PAIR_SHORT 1      /* blocks skip the chunk loop's test (MF_PAIR_TURN_END); 0 in a build without */
+#endif                       /* (lower/fast_gemm.py pair_sizes) */
 #ifndef MF_PAIR_TIES         /* 1: some paired conv's output zero point is not -128, so the assembly */
 #define MF_PAIR_TIES 1       /* rounds ties away from zero (MF_PAIR_RQ); 0 in a build where all are */
 #endif                       /* (lower/fast_gemm.py pair_ties) */
@@ -151,6 +154,40 @@ typedef struct {
     MF_PAIR_LONE4("ldr %[y], " MF_PAIR_AT(1, 0, 0), "ldr %[u], " MF_PAIR_AT(1, 0, 1),                    \
                   "ldr %[b0], [%[w], #-16]", "ldr %[b1], [%[w], #-12]", "ldr %[b2], [%[w], #-8]",       \
                   "ldr %[b3], [%[w], #-4]")
+/* The chunk loop's turns (mf_pair_run's [16] entry). In a build with a window of up to four chunks
+ * (MF_PAIR_SHORT, lower/fast_gemm.py pair_sizes), such a window runs no test after its chunks:
+ * the BMI after the fourth is not taken (N clear), so that its block goes on to its tail at 1
+ * cycle, not 4. N is the call's MF_PAIR_LONG flag (in every block's table, pair_stream: set for
+ * a window over four chunks), from the tail's LSLS (with the last block's flag in C) or, for a
+ * call's first block, the prologue's RSBS. A longer window's turns (entered at the count mod 4,
+ * a whole one at 20: the table's third row) compare p with the last turn's start ([24]) at
+ * 20, which leaves N set while another turn follows, for the BMI: 6 cycles a turn, as the test
+ * after the turn takes. Without short windows, that test (the loop's test and branch, 6 cycles,
+ * once per 256 MACs). */
+#if MF_PAIR_SHORT
+#define MF_PAIR_LONG_ENTRY                                                                      \
+    "sub %[y], %[y], #128\n\t"                                                                 \
+    "str %[y], [sp, #24]\n\t" /* the last turn's start */                                     \
+    "rsbs %[y], %[t], #128\n\t" /* (N: a window over four chunks) */                           \
+    "it mi\n\t"                                                                                \
+    "addmi %[x], %[x], #16\n\t"
+#define MF_PAIR_LONG_ROWS                                                                       \
+    ".word 20f + 1, 84f + 1, 24f + 1, 83f + 1, 23f + 1, 82f + 1, 22f + 1, 81f + 1\n\t"         \
+    ".word 43f + 1, 46f + 1, 44f + 1, 45f + 1, 43f + 1, 46f + 1, 44f + 1, 45f + 1\n\t"         \
+    "20:\n\t" /* a long window's turn: N while another follows */                              \
+    "ldr %[x], [sp, #24]\n\t"                                                                  \
+    "cmp %[p], %[x]\n\t"
+#define MF_PAIR_TURN_END "bmi 20b\n\t"
+/* (a run's next pair: N for its first block, the window over four chunks: 128 less its bytes) */
+#define MF_PAIR_RUN_BYTES "sub %[y], %[u], %[p]\n\t"
+#define MF_PAIR_RUN_LONG "rsbs %[y], %[y], #128\n\t"
+#else
+#define MF_PAIR_LONG_ENTRY
+#define MF_PAIR_LONG_ROWS
+#define MF_PAIR_TURN_END "ldr %[x], [sp, #4]\n\tcmp %[p], %[x]\n\tbne 21b\n\t"
+#define MF_PAIR_RUN_BYTES
+#define MF_PAIR_RUN_LONG
+#endif
 /* A run's next pair: 4 values of A (at a0) and B (a0 + a1) sign-extended into the buffer's
  * group at p (MF_PAIR_WORD's layout: b0-b3 in order, which sit in r0-r3 in a build with runs so
  * that one STM stores them, 5 cycles), a0 and p on. */
@@ -186,9 +223,11 @@ typedef struct {
     "add %[t], %[t], %[a3]\n\t"   /* the store pointer */                                       \
     "str %[a0], [%[x], #0]\n\t"                                                                 \
     "str %[t], [sp, #8]\n\t"                                                                    \
+    MF_PAIR_RUN_BYTES                                                                           \
     "62:\n\t" MF_PAIR_WIDEN4 MF_PAIR_WIDEN4                                                      \
     "cmp %[p], %[u]\n\t"                                                                        \
     "bne 62b\n\t"                                                                               \
+    MF_PAIR_RUN_LONG                                                                            \
     "b 60b\n\t"
 #else
 #define MF_PAIR_RUN_SAVE
@@ -247,7 +286,7 @@ typedef struct {
 /* A block's table (pair_stream: per channel mult and round, then the right shifts packed two to
  * a word, channel 3's with the last block's flag above it) into registers and the block's four
  * channels of both pixels requantized and packed, A's in a0, B's in b0, channel 3's right shift
- * (and the flag, at MF_PAIR_LAST) left in t. ASR takes a shift register's low byte only, so a
+ * (and the flags, MF_PAIR_LONG and MF_PAIR_LAST) left in t. ASR takes a shift register's low byte only, so a
  * packed word serves its first channel as it is and its second once LSR by 8: a register fewer,
  * so that the 10 words (not 12) load in two runs (five and five, 12 cycles) where no temporary is
  * needed (the table's loads cost one cycle each in a run and one more per run). With ties (a
@@ -307,7 +346,8 @@ MF_INLINE uint32_t mf_pair_odd(uint32_t m, uint32_t e)
 }
 #endif
 
-#define MF_PAIR_LAST 256 /* the last block's flag, above its channel 3's right shift (pair_stream) */
+#define MF_PAIR_LAST 512 /* the last block's flag, above its channel 3's right shift (pair_stream) */
+#define MF_PAIR_LONG 256 /* every block's of a window over four chunks, below MF_PAIR_LAST */
 
 /* Every block of four channels of a pixel pair (c->wide), walking the stream c->w: eight
  * accumulators (both pixels' four channels) start at the block's biases, take one pass over the
@@ -322,7 +362,8 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
 #if MF_ASM_LOOPS
     /* All 14 registers in the loop: the context is copied into a frame below the stack pointer
      * ([0] the window, [4] its end, [8] A's next store, [12] B's distance, [16] where a block's
-     * chunks start: the chunk loop's entry for the count mod 4, or the lone pixel's loop); the
+     * chunks start: the chunk loop's entry for the count mod 4, or the lone pixel's loop; [20]
+     * the run, [24] the last turn's start, MF_PAIR_LONG_ENTRY); the
      * stream pointer w runs on from block to block. A block's biases (into
      * both pixels' accumulators), the window and the jump to its chunks are one run of loads at
      * the end of the previous block. */
@@ -336,25 +377,27 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
     uint32_t x, y, t, u;
     a0 = (int32_t)(intptr_t)r; /* ([20] in the frame) */
     __asm__ volatile(
-        "sub sp, sp, #24\n\t"
+        "sub sp, sp, #32\n\t"
         "ldrd %[x], %[y], [%[p], #0]\n\t"
         "ldrd %[t], %[u], [%[p], #8]\n\t" /* A's store, B's distance */
         "ldr %[w], [%[p], #16]\n\t"
         MF_PAIR_RUN_SAVE
         "strd %[x], %[y], [sp, #0]\n\t"
         "strd %[t], %[u], [sp, #8]\n\t"
-        /* [16]: four chunks a turn (the loop's test and branch, 6 cycles, once per 256 MACs),
-         * entered at the count mod 4: 21 for 0, 24 for 1, 23 for 2, 22 for 3; a lone pixel's two
-         * a turn, 41 for an even count, 42 for an odd one (through 43, 44: its end first). A
-         * window of 8 n + 4 values (a narrow conv's) counts a first chunk of which it enters the
-         * second half (71-74, 91-92) through a stub (81-84, 45-46) that moves w and p 16 bytes
-         * on. From the table at 9 by the window's bytes' bits 6-4 (8 more for a lone pixel). */
+        /* [16]: four chunks a turn, entered at the count mod 4: 21 for 0, 24 for 1, 23 for 2,
+         * 22 for 3, each turn ending at MF_PAIR_TURN_END; a lone pixel's two a turn, 41 for an
+         * even count, 42 for an odd one (through 43, 44: its end first). A window of 8 n + 4
+         * values (a narrow conv's) counts a first chunk of which it enters the second half
+         * (71-74, 91-92) through a stub (81-84, 45-46) that moves w and p 16 bytes on.
+         * From the table at 9 by the window's bytes' bits 6-4 (8 more for a lone pixel, 16 for a
+         * window over four chunks in a build with short ones: MF_PAIR_LONG_ENTRY). */
         "sub %[t], %[y], %[x]\n\t"
         "ubfx %[x], %[t], #4, #3\n\t"
-        "adr %[t], 9f\n\t"
         "cmp %[u], #0\n\t"
         "it eq\n\t"
         "addeq %[x], %[x], #8\n\t"
+        MF_PAIR_LONG_ENTRY
+        "adr %[t], 9f\n\t"
         "ldr %[t], [%[t], %[x], lsl #2]\n\t"
         "str %[t], [sp, #16]\n\t"
         "b 60f\n\t"
@@ -362,13 +405,12 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
         "9:\n\t" /* (Thumb addresses) */
         ".word 21f + 1, 84f + 1, 24f + 1, 83f + 1, 23f + 1, 82f + 1, 22f + 1, 81f + 1\n\t"
         ".word 43f + 1, 46f + 1, 44f + 1, 45f + 1, 43f + 1, 46f + 1, 44f + 1, 45f + 1\n\t"
+        MF_PAIR_LONG_ROWS
         "21:\n\t" MF_PAIR_CHUNK0 "71:\n\t" MF_PAIR_CHUNK1
         "22:\n\t" MF_PAIR_CHUNK0 "72:\n\t" MF_PAIR_CHUNK1
         "23:\n\t" MF_PAIR_CHUNK0 "73:\n\t" MF_PAIR_CHUNK1
         "24:\n\t" MF_PAIR_CHUNK0 "74:\n\t" MF_PAIR_CHUNK1
-        "ldr %[x], [sp, #4]\n\t"
-        "cmp %[p], %[x]\n\t"
-        "bne 21b\n\t"
+        MF_PAIR_TURN_END
         "30:\n\t" /* the odd channels taken out of their mixed sums (256 acc: that less the even
                      * one's), the even ones shifted left by 1, all eight requantized */
         "sub %[a1], %[a1], %[a0]\n\t"
@@ -389,8 +431,8 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
         "str %[b0], [%[x], %[y]]\n\t"
         "str %[a0], [%[x]], #4\n\t"
         "str %[x], [sp, #8]\n\t"
-        "tst %[t], #" MF_PAIR_STR(MF_PAIR_LAST) "\n\t" /* (t: channel 3's right shift) */
-        "bne 50f\n\t"
+        "lsls %[x], %[t], #23\n\t" /* (t: channel 3's right shift; C: MF_PAIR_LAST, N: MF_PAIR_LONG) */
+        "bcs 50f\n\t"
         "60:\n\t" /* the next block's biases, the window; to its chunks */
         "ldr %[a0], [%[w]], #16\n\t"
         "ldr %[a1], [%[w], #-12]\n\t"
@@ -447,7 +489,7 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
         "50:\n\t" /* the last block: the end, or a run's next pair */
         MF_PAIR_RUN_TEST
         "59:\n\t"
-        "add sp, sp, #24\n\t"
+        "add sp, sp, #32\n\t"
         : [a0] "+r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [b0] "=&r"(b0), [b1] "=&r"(b1),
           [b2] "=&r"(b2), [b3] "=&r"(b3), [p] "+r"(p), [w] "=&r"(w), [x] "=&r"(x), [y] "=&r"(y),
           [t] "=&r"(t), [u] "=&r"(u)

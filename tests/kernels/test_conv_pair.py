@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from microfuse.ir import DType, Graph, Quant, Tensor
-from microfuse.lower import fast_gemm
+from microfuse.lower import fast, fast_gemm
 from microfuse.ops.attrs import ConvAttrs
 from microfuse.testing.modelgen import merge
 from microfuse.testing.stages import lowered
@@ -293,12 +293,18 @@ def test_the_stream_holds_each_blocks_biases_weights_and_table_and_flags_the_las
     shifts = t[:, 3, 0::2] + 256 * t[:, 3, 1::2]
     shifts[1, 1] += fast_gemm.PAIR_LAST << 8
     assert np.array_equal(stream[:, -2:], shifts)
+    # a window over four chunks (PAIR_SHORT values): every block's PAIR_LONG (the chunk loop's turns)
+    long_taps = int8_weights(rng, (6, fast_gemm.PAIR_SHORT + 8))
+    long_stream = fast_gemm.pair_stream(long_taps, ConstArray("quant", table.reshape(-1))).data.reshape(2, -1)
+    shifts[:, 1] += fast_gemm.PAIR_LONG << 8
+    assert np.array_equal(long_stream[:, -2:], shifts)
     # zero points back from the rounds (2^(s-1) + zp 2^s, shifts mixed_fits allows): all -128,
     # then one live channel's 5
     table[:, 3] = rng.integers(1, 16, size=(2, 4))
+    taps = long_taps  # (pair_ties reads past the flags)
     s = table[:, 3].astype(np.int64)
     table[:, 2] = (1 << (s - 1)) - (128 << s)
-    params = {"depth": 16, "weights": fast_gemm.pair_stream(taps, ConstArray("quant", table.reshape(-1)))}
+    params = {"depth": taps.shape[1], "weights": fast_gemm.pair_stream(taps, ConstArray("quant", table.reshape(-1)))}
     assert fast_gemm.pair_ties(params) == 0
     table[1, 2, 1] = (1 << (s[1, 1] - 1)) + (5 << s[1, 1])
     params["weights"] = fast_gemm.pair_stream(taps, ConstArray("quant", table.reshape(-1)))
@@ -423,3 +429,32 @@ def test_a_build_rounds_ties_only_when_a_paired_conv_needs_them(tmp_path):
         calls = [c for c in compiled.calls if c.kernel.startswith(KERNEL)]
         assert calls and max(fast_gemm.pair_ties(c.params) for c in calls) == ties
         assert f"#define MF_PAIR_TIES {ties}\n" in (tmp_path / name / "mf_config.h").read_text()
+
+
+@on_qemu
+def test_pair_conv_matches_tflm_under_qemu_with_the_loop_test_after_each_turn(tmp_path, always_fuse):
+    """MF_PAIR_SHORT 0 (a build without a window of up to four chunks): the chunk loop's test after
+    each turn (the other tests' builds take the default, 1: a short window's blocks skip it), on
+    the M4 and M7 loops; the cases hold both kinds of window."""
+    calls, runs = prepared(8)
+    assert {fast_gemm.pair_sizes(r.call.params)["MF_PAIR_SHORT"] for r in runs} == {0, 1}
+    for board in ("qemu-mps2-an386", "qemu-mps2-an500"):
+        failures = placements.run(runs, tmp_path / board, board, defines={"MF_PAIR_SHORT": 0})
+        assert not failures, "\n".join(failures)
+
+
+def test_a_build_skips_the_loop_test_only_when_a_paired_conv_has_a_short_window(tmp_path):
+    """mf_config.h: MF_PAIR_SHORT 1 when some paired conv's window is at most PAIR_SHORT values."""
+    from microfuse.pipeline import build
+
+    rng = np.random.default_rng(SEED)
+    graphs = [pair_graph(rng, i) for i in range(12)]
+    depth = [fast.conv_taps(g.ops[0]).shape[1] for g in graphs]
+    longs = [g for g, d in zip(graphs, depth) if d > fast_gemm.PAIR_SHORT]
+    shorts = [g for g, d in zip(graphs, depth) if d <= fast_gemm.PAIR_SHORT]
+    assert longs and shorts
+    for name, picked, short in (("long", longs, 0), ("both", longs + shorts[:1], 1)):
+        compiled = build(merge(picked, name), tmp_path / name)
+        calls = [c for c in compiled.calls if c.kernel.startswith(KERNEL)]
+        assert calls and max(fast_gemm.pair_sizes(c.params)["MF_PAIR_SHORT"] for c in calls) == short
+        assert f"#define MF_PAIR_SHORT {short}\n" in (tmp_path / name / "mf_config.h").read_text()
