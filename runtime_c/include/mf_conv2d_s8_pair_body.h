@@ -188,17 +188,21 @@ typedef struct {
 #define MF_PAIR_RUN_BYTES
 #define MF_PAIR_RUN_LONG
 #endif
-/* A run's next pair: 4 values of A (at a0) and B (a0 + a1) sign-extended into the buffer's
- * group at p (MF_PAIR_WORD's layout: b0-b3 in order, which sit in r0-r3 in a build with runs so
- * that one STM stores them, 5 cycles), a0 and p on. */
+/* A run's next pair: 8 values of A (at a0) and B (a0 + a1) sign-extended into the buffer's two
+ * groups at p (MF_PAIR_WORD's layout, per 4 values of A (word va) and B (vb): b0-b3 in order,
+ * which sit in r0-r3 in a build with runs so that one STM stores them, 5 cycles), a0 and p on;
+ * the four words' loads in one run (x and t free there). */
 #if MF_PAIR_B == 1
-#define MF_PAIR_WSX "sxtb16 %[b0], %[a3]\n\tsxtb16 %[b1], %[a2]\n\tsxtb16 %[b2], %[a3], ror #8\n\tsxtb16 %[b3], %[a2], ror #8\n\t"
+#define MF_PAIR_WSX(va, vb) "sxtb16 %[b0], %[" va "]\n\tsxtb16 %[b1], %[" vb "]\n\tsxtb16 %[b2], %[" va "], ror #8\n\tsxtb16 %[b3], %[" vb "], ror #8\n\t"
 #else
-#define MF_PAIR_WSX "sxtb16 %[b0], %[a3]\n\tsxtb16 %[b1], %[a3], ror #8\n\tsxtb16 %[b2], %[a2]\n\tsxtb16 %[b3], %[a2], ror #8\n\t"
+#define MF_PAIR_WSX(va, vb) "sxtb16 %[b0], %[" va "]\n\tsxtb16 %[b1], %[" va "], ror #8\n\tsxtb16 %[b2], %[" vb "]\n\tsxtb16 %[b3], %[" vb "], ror #8\n\t"
 #endif
-#define MF_PAIR_WIDEN4                                                                          \
+#define MF_PAIR_WIDEN8                                                                          \
     "ldr %[a2], [%[a0], %[a1]]\n\t"                                                            \
-    "ldr %[a3], [%[a0]], #4\n\t" MF_PAIR_WSX                                                   \
+    "ldr %[a3], [%[a0]], #4\n\t"                                                               \
+    "ldr %[x], [%[a0], %[a1]]\n\t"                                                             \
+    "ldr %[t], [%[a0]], #4\n\t" MF_PAIR_WSX("a3", "a2")                                         \
+    "stmia %[p]!, {%[b0], %[b1], %[b2], %[b3]}\n\t" MF_PAIR_WSX("t", "x")                       \
     "stmia %[p]!, {%[b0], %[b1], %[b2], %[b3]}\n\t"
 /* A run's pairs (mf_pair_run; MF_PAIR_RUNS): the run's pointer kept in the frame ([20]), tested
  * after the last block, where a next pair is sign-extended into the buffer and its blocks begin
@@ -209,14 +213,28 @@ typedef struct {
 /* (61: a run's next pair, x the run, if any: its values sign-extended into the buffer, per 4
  * values of A and B their even and odd int16 pairs in one STM, then its blocks from the
  * stream's start; the run's loads first, in one run) */
-#define MF_PAIR_RUN_NEXT                                                                        \
-    "61:\n\t"                                                                                   \
+#if MF_PAIR_B == 1 /* (the M7: fewer instructions) */
+#define MF_PAIR_RUN_LOADS                                                                       \
     "ldr %[y], [%[x], #8]\n\t"                                                                  \
     "ldrd %[a0], %[a1], [%[x], #0]\n\t"                                                         \
     "ldr %[w], [%[x], #12]\n\t"                                                                 \
     "ldr %[a3], [%[x], #16]\n\t"                                                                \
     "ldr %[t], [sp, #8]\n\t"                                                                    \
-    "ldrd %[p], %[u], [sp, #0]\n\t" /* the buffer, its end */                                   \
+    "ldrd %[p], %[u], [sp, #0]\n\t" /* the buffer, its end */
+#else /* (the M4: single loads, one cycle each in a run; LDRD takes three) */
+#define MF_PAIR_RUN_LOADS                                                                       \
+    "ldr %[y], [%[x], #8]\n\t"                                                                  \
+    "ldr %[a0], [%[x], #0]\n\t"                                                                 \
+    "ldr %[a1], [%[x], #4]\n\t"                                                                 \
+    "ldr %[w], [%[x], #12]\n\t"                                                                 \
+    "ldr %[a3], [%[x], #16]\n\t"                                                                \
+    "ldr %[t], [sp, #8]\n\t"                                                                    \
+    "ldr %[p], [sp, #0]\n\t" /* the buffer, its end */                                          \
+    "ldr %[u], [sp, #4]\n\t"
+#endif
+#define MF_PAIR_RUN_NEXT                                                                        \
+    "61:\n\t"                                                                                   \
+    MF_PAIR_RUN_LOADS                                                                           \
     "cmp %[a0], %[y]\n\t"                                                                       \
     "beq 59f\n\t"                                                                               \
     "add %[a0], %[a0], %[a1], lsl #1\n\t" /* A's values, B's at a0 + a1 */                      \
@@ -224,7 +242,7 @@ typedef struct {
     "str %[a0], [%[x], #0]\n\t"                                                                 \
     "str %[t], [sp, #8]\n\t"                                                                    \
     MF_PAIR_RUN_BYTES                                                                           \
-    "62:\n\t" MF_PAIR_WIDEN4 MF_PAIR_WIDEN4                                                      \
+    "62:\n\t" MF_PAIR_WIDEN8                                                                     \
     "cmp %[p], %[u]\n\t"                                                                        \
     "bne 62b\n\t"                                                                               \
     MF_PAIR_RUN_LONG                                                                            \
@@ -368,7 +386,7 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
      * both pixels' accumulators), the window and the jump to its chunks are one run of loads at
      * the end of the previous block. */
     int32_t a0, a1, a2, a3;
-#if MF_PAIR_RUNS /* (MF_PAIR_WIDEN4's STM) */
+#if MF_PAIR_RUNS /* (MF_PAIR_WIDEN8's STM) */
     register int32_t b0 __asm__("r0"), b1 __asm__("r1"), b2 __asm__("r2"), b3 __asm__("r3");
 #else
     int32_t b0, b1, b2, b3;
