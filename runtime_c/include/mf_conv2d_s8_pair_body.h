@@ -252,6 +252,21 @@ typedef struct {
 #define MF_PAIR_RUN_TEST
 #define MF_PAIR_RUN_NEXT
 #endif
+/* The context's words (mf_pair_run's prologue): the window, its end, A's store, B's distance, the
+ * stream. */
+#if MF_PAIR_B == 1 /* (the M7: fewer instructions) */
+#define MF_PAIR_CTX_LOADS                                                                       \
+    "ldrd %[x], %[y], [%[p], #0]\n\t"                                                           \
+    "ldrd %[t], %[u], [%[p], #8]\n\t"                                                           \
+    "ldr %[w], [%[p], #16]\n\t"
+#else /* (the M4: single loads, one cycle each in a run; LDRD takes three) */
+#define MF_PAIR_CTX_LOADS                                                                       \
+    "ldr %[x], [%[p], #0]\n\t"                                                                  \
+    "ldr %[y], [%[p], #4]\n\t"                                                                  \
+    "ldr %[t], [%[p], #8]\n\t"                                                                  \
+    "ldr %[u], [%[p], #12]\n\t"                                                                 \
+    "ldr %[w], [%[p], #16]\n\t"
+#endif
 /* Requantize an even channel of both pixels (accumulators a, b, already shifted left by 1) by
  * the stream's mult m, round r, right shift s (registers loaded ahead, in as few runs of loads as
  * the free registers allow): mf_fast_scale, SMMLAR's rounded high word plus r, then x's sign (the
@@ -396,9 +411,7 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
     a0 = (int32_t)(intptr_t)r; /* ([20] in the frame) */
     __asm__ volatile(
         "sub sp, sp, #32\n\t"
-        "ldrd %[x], %[y], [%[p], #0]\n\t"
-        "ldrd %[t], %[u], [%[p], #8]\n\t" /* A's store, B's distance */
-        "ldr %[w], [%[p], #16]\n\t"
+        MF_PAIR_CTX_LOADS
         MF_PAIR_RUN_SAVE
         "strd %[x], %[y], [sp, #0]\n\t"
         "strd %[t], %[u], [sp, #8]\n\t"
