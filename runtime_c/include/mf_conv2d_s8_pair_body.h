@@ -317,9 +317,9 @@ typedef struct {
     "ssat %[" b "], #8, %[" b "], asr #7\n\t"
 #endif
 /* A block's table (pair_stream: per channel mult and round, then the right shifts packed two to
- * a word, channel 3's with the last block's flag above it) into registers and the block's four
- * channels of both pixels requantized and packed, A's in a0, B's in b0, channel 3's right shift
- * (and the flags, MF_PAIR_LONG and MF_PAIR_LAST) left in t. ASR takes a shift register's low byte only, so a
+ * a word, channel 3's with the flags above it) into registers and the block's four channels of
+ * both pixels requantized and packed, A's in a0, B's in b0, channel 3's right shift and the
+ * flags (MF_PAIR_LONG, MF_PAIR_LAST) left in t. ASR takes a shift register's low byte only, so a
  * packed word serves its first channel as it is and its second once LSR by 8: a register fewer,
  * so that the 10 words (not 12) load in two runs (five and five, 12 cycles) where no temporary is
  * needed (the table's loads cost one cycle each in a run and one more per run). With ties (a
