@@ -19,6 +19,7 @@ from .common import requant_params
 from .kernels import WINDOW, KernelSpec, declare
 
 PAIR_OUT_MAX = 128  # mf_conv2d_s8_pair_body.h MF_PAIR_OUT_MAX: output channels of the stage
+PAIR_SHORT = 32  # mf_conv2d_s8_pair_body.h MF_PAIR_SHORT: a window of up to four 8-value chunks
 PAIR_WIDE = 576  # MF_PAIR_WIDE's bound: window values of a pixel in the sign-extended buffer (a
 # build sets MF_PAIR_WIDE to its largest paired window, pair_sizes; every pixel goes through it, a
 # lone one too: a bigger window keeps mf_conv2d_s8_gemm)
@@ -63,7 +64,10 @@ def pair_sizes(params: dict, fused: bool = False) -> dict[str, int]:
     1 when some call reads windows, 0 when all are pointwise (1x1, stride 1, no padding: the loop
     reads a pixel's one run itself, and the window readers are compiled out); MF_PAIR_RUNS: 1 when
     some call is pointwise and stores straight (no epilogue nor clamp, whole blocks: its pairs go
-    through mf_pair_run as one run), else the assembly's run check is compiled out."""
+    through mf_pair_run as one run), else the assembly's run check is compiled out; MF_PAIR_TIES
+    (pair_ties); MF_PAIR_SHORT: 1 when some call's window is at most PAIR_SHORT values (four
+    chunks: its blocks skip the chunk loop's test, which costs a longer window's first partial
+    turn a stub)."""
     def field(name: str) -> int:
         return params.get(name, params.get(f"k.{name}"))
 
@@ -71,8 +75,28 @@ def pair_sizes(params: dict, fused: bool = False) -> dict[str, int]:
     pointwise = all(field(f) == 1 for f in ("k_h", "k_w", "stride_h", "stride_w")) \
         and field("pad_h") == 0 and field("pad_w") == 0
     runs = pointwise and not fused and not field("clamp") and field("out_c") % 4 == 0
-    return {"MF_PAIR_WINDOWS": int(not pointwise), "MF_PAIR_RUNS": int(runs),
-            **({"MF_PAIR_WIDE": depth} if depth <= PAIR_WIDE else {})}
+    return {"MF_PAIR_WINDOWS": int(not pointwise), "MF_PAIR_RUNS": int(runs), "MF_PAIR_TIES": pair_ties(params),
+            "MF_PAIR_SHORT": int(depth <= PAIR_SHORT), **({"MF_PAIR_WIDE": depth} if depth <= PAIR_WIDE else {})}
+
+
+def pair_ties(params: dict) -> int:
+    """MF_PAIR_TIES: 1 when some live channel of the call's stream (pair_stream) requantizes to an
+    output zero point other than -128, so that the assembly must round a negative accumulator's
+    ties away from zero as TFLite does; 0 when all are -128: a negative accumulator's value is then
+    -128 or less however its ties round, and saturates to -128 (mf_conv2d_s8_pair_body.h
+    MF_PAIR_RQ). The zero point is in the round, 2^(s-1) + zp 2^s (an odd channel's 128 times that
+    plus 64); a dead channel (multiplier 0) gives its constant either way."""
+    def field(name: str):
+        return params.get(name, params.get(f"k.{name}"))
+
+    stream = np.asarray(field("weights").data, np.int64).reshape(-1, PAIR_BLOCK + field("depth"))
+    table = stream[:, -10:-2].reshape(-1, 2)  # per channel: mult, round
+    s = (stream[:, -2:, None] >> np.array([0, 8])) & 0xFF  # [block, word, channel in word]
+    odd = np.arange(len(table)) % 2 == 1
+    rnd = np.where(odd, table[:, 1] >> 7, table[:, 1])
+    s = s.reshape(-1)
+    zp = (rnd - (1 << (s - 1))) >> s
+    return int(np.any((table[:, 0] != 0) & (zp != -128)))
 
 
 def pair_ep_sizes(params: dict) -> dict[str, int]:
@@ -89,7 +113,8 @@ MIX_LSHIFT = 1
 def mixable(op: Op) -> bool:
     """The op's weights and table suit pair_weights' mixed words (mf_pair_blocks' odd channels):
     no weight pair whose mixed int16 lane leaves int16, and every live odd channel's accumulator
-    within MIX_BOUND (|bias| + 128 sum|w|), and the loop's left shift, MIX_LSHIFT."""
+    within MIX_BOUND (|bias| + 128 sum|w|) and its stored round (pair_stream) within 2^30, and the
+    loop's left shift, MIX_LSHIFT."""
     taps = fast.conv_taps(op)
     fields = fast.quant_fields(requant_params(op, op.inputs[1], 0, taps), taps)
     return fields is not None and mixed_fits(taps, fields["quant"].data, int(fields["lshift"]))
@@ -104,7 +129,10 @@ def mixed_fits(taps: np.ndarray, quant: np.ndarray, lshift: int) -> bool:
     bias, mult = q[:, 0].reshape(-1), q[:, 1].reshape(-1)
     bound = np.abs(bias) + 128 * np.abs(w).sum(axis=1)
     odd = np.arange(len(bias)) % 2 == 1
-    return not np.any(odd & (mult != 0) & (bound >= MIX_BOUND))
+    # an odd channel's round as pair_stream stores it, 128 r + 64, plus SMMLA's high word of 256
+    # acc m (under 2^30: |256 acc| < 2^31, m < 2^31) within an int32
+    odd_round = 128 * q[:, 2].reshape(-1) + 64
+    return not np.any(odd & (mult != 0) & ((bound >= MIX_BOUND) | (np.abs(odd_round) >= 2**30)))
 
 
 def pair_weights(taps: np.ndarray) -> np.ndarray:
@@ -125,23 +153,33 @@ def pair_weights(taps: np.ndarray) -> np.ndarray:
     return fast.words(w.astype(np.int8))
 
 
-PAIR_LAST = 256  # mf_pair_blocks' MF_PAIR_LAST: the last block's flag, in its channel 3's right shift
+PAIR_LAST = 512  # mf_pair_blocks' MF_PAIR_LAST: the last block's flag, above its channel 3's right shift
+PAIR_LONG = 256  # MF_PAIR_LONG: every block's of a window over PAIR_SHORT values, below PAIR_LAST
+PAIR_BLOCK = 14  # a block's words in pair_stream besides its weights: 4 biases, 8 mult / round, 2 shifts
 
 
 def pair_stream(taps: np.ndarray, quant: ConstArray) -> ConstArray:
     """mf_pair_blocks' one stream of words: per block of 4 channels its biases (the odd channels'
     mixed as their weights: 256 b[c'] + b[c], wrapping as the accumulator does), its pair_weights
-    words, then per channel (multiplier, round, right shift) from mf_fast.h's channel table; the
-    last block's channel 3 right shift carries PAIR_LAST (ASR takes a register's low byte only),
-    so the loop walks one pointer and needs no count."""
+    words, then per channel (multiplier, round) from mf_fast.h's channel table, an odd channel's
+    round as 128 r + 64 (mixed_fits keeps it within 2^30; the assembly requantizes the odd
+    channels' 256 acc with it, MF_PAIR_RQO), and the right shifts two to a word, channels 0 and 1
+    (s0 + 256 s1), 2 and 3 (ASR takes a register's low byte: one word serves two channels, LSR by
+    8 between them); the word of channels 2 and 3 carries PAIR_LONG above channel 3's shift (bit
+    16) where the window is over PAIR_SHORT values (the chunk loop's turns, MF_PAIR_SHORT), and
+    the last block's PAIR_LAST (bit 17), so the loop walks one pointer and needs no count."""
     q = np.asarray(quant.data, np.int64).reshape(-1, 4, 4).copy()  # [block, field, channel]
     nb = len(q)
     q[:, 0, 1::2] = 256 * q[:, 0, 1::2] + q[:, 0, 0::2]
-    q[-1, 3, 3] |= PAIR_LAST
+    q[:, 2, 1::2] = 128 * q[:, 2, 1::2] + 64  # (MF_PAIR_RQO: SMMLA of 256 acc, over 128)
+    shifts = q[:, 3, 0::2] + (q[:, 3, 1::2] << 8)  # [block, channels 0-1, 2-3]
+    shifts[:, 1] |= (PAIR_LONG << 8) * (np.asarray(taps).shape[1] > PAIR_SHORT)  # (above channel 3's)
+    shifts[-1, 1] |= PAIR_LAST << 8  # the last block's flag
     q = (q + 2**31) % 2**32 - 2**31
+    shifts = (shifts + 2**31) % 2**32 - 2**31
     w = pair_weights(taps).reshape(nb, -1)
-    table = q[:, 1:].transpose(0, 2, 1).reshape(nb, 12)  # [block, channel, mult / round / rshift]
-    stream = np.concatenate([q[:, 0], w, table], axis=1).astype(np.int32)
+    table = q[:, 1:3].transpose(0, 2, 1).reshape(nb, 8)  # [block, channel, mult / round]
+    stream = np.concatenate([q[:, 0], w, table, shifts], axis=1).astype(np.int32)
     return ConstArray("weights", np.ascontiguousarray(stream).reshape(-1))
 
 
@@ -247,7 +285,8 @@ def narrow_sizes(params: dict) -> dict[str, int]:
     straddles = params["out_w"] % 2 == 1 and params["batches"] * params["out_h"] > 1
     staged = bool(params["clamp"]) or params["out_c"] % 4 != 0
     return {"MF_NARROW_DEPTH": params["depth"], "MF_NARROW_BAND": band, "MF_NARROW_BANDS": 1 + straddles,
-            "MF_NARROW_STAGED": int(staged)}
+            "MF_NARROW_STAGED": int(staged), "MF_PAIR_TIES": pair_ties(params),
+            "MF_PAIR_SHORT": int(params["depth"] <= PAIR_SHORT)}
 
 
 # instructions per MAC measured: KWS's first conv (1 -> 64 channels, 10x4) about 1.3; VWW's (8

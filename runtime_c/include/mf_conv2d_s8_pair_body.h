@@ -38,6 +38,12 @@
 #ifndef MF_PAIR_RUNS         /* 1: some paired conv is pointwise and stores straight (mf_pair_run's */
 #define MF_PAIR_RUNS 1       /* runs); a build without one sets 0 (lower/fast_gemm.py pair_sizes) */
 #endif
+#ifndef MF_PAIR_SHORT        /* 1: some paired conv's window is at most four chunks (32 values), whose */
+#define MF_PAIR_SHORT 1      /* blocks skip the chunk loop's test (MF_PAIR_TURN_END); 0 in a build without */
+#endif                       /* (lower/fast_gemm.py pair_sizes) */
+#ifndef MF_PAIR_TIES         /* 1: some paired conv's output zero point is not -128, so the assembly */
+#define MF_PAIR_TIES 1       /* rounds ties away from zero (MF_PAIR_RQ); 0 in a build where all are */
+#endif                       /* (lower/fast_gemm.py pair_ties) */
 
 /* Where a pixel's odd int16 pairs and pixel B's words sit among each 4 values' 4 buffer words
  * (MF_PAIR_WORD: every reader and writer of the buffer goes through it).
@@ -148,20 +154,55 @@ typedef struct {
     MF_PAIR_LONE4("ldr %[y], " MF_PAIR_AT(1, 0, 0), "ldr %[u], " MF_PAIR_AT(1, 0, 1),                    \
                   "ldr %[b0], [%[w], #-16]", "ldr %[b1], [%[w], #-12]", "ldr %[b2], [%[w], #-8]",       \
                   "ldr %[b3], [%[w], #-4]")
-/* Requantize channel j of both pixels (accumulators a, b, already shifted left) by the stream's
- * mult m, round r, right shift s (registers loaded ahead, in as few runs of loads as the free
- * registers allow); tmp a temporary, r takes B's value. */
-/* A run's next pair: 4 values of A (at a0) and B (a0 + a1) sign-extended into the buffer's
- * group at p (MF_PAIR_WORD's layout: b0-b3 in order, which sit in r0-r3 in a build with runs so
- * that one STM stores them, 5 cycles), a0 and p on. */
-#if MF_PAIR_B == 1
-#define MF_PAIR_WSX "sxtb16 %[b0], %[a3]\n\tsxtb16 %[b1], %[a2]\n\tsxtb16 %[b2], %[a3], ror #8\n\tsxtb16 %[b3], %[a2], ror #8\n\t"
+/* The chunk loop's turns (mf_pair_run's [16] entry). In a build with a window of up to four chunks
+ * (MF_PAIR_SHORT, lower/fast_gemm.py pair_sizes), such a window runs no test after its chunks:
+ * the BMI after the fourth is not taken (N clear), so that its block goes on to its tail at 1
+ * cycle, not 4. N is the call's MF_PAIR_LONG flag (in every block's table, pair_stream: set for
+ * a window over four chunks), from the tail's LSLS (with the last block's flag in C) or, for a
+ * call's first block, the prologue's RSBS. A longer window's turns (entered at the count mod 4,
+ * a whole one at 20: the table's third row) compare p with the last turn's start ([24]) at
+ * 20, which leaves N set while another turn follows, for the BMI: 6 cycles a turn, as the test
+ * after the turn takes. Without short windows, that test (the loop's test and branch, 6 cycles,
+ * once per 256 MACs). */
+#if MF_PAIR_SHORT
+#define MF_PAIR_LONG_ENTRY                                                                      \
+    "sub %[y], %[y], #128\n\t"                                                                 \
+    "str %[y], [sp, #24]\n\t" /* the last turn's start */                                     \
+    "rsbs %[y], %[t], #128\n\t" /* (N: a window over four chunks) */                           \
+    "it mi\n\t"                                                                                \
+    "addmi %[x], %[x], #16\n\t"
+#define MF_PAIR_LONG_ROWS                                                                       \
+    ".word 20f + 1, 84f + 1, 24f + 1, 83f + 1, 23f + 1, 82f + 1, 22f + 1, 81f + 1\n\t"         \
+    ".word 43f + 1, 46f + 1, 44f + 1, 45f + 1, 43f + 1, 46f + 1, 44f + 1, 45f + 1\n\t"         \
+    "20:\n\t" /* a long window's turn: N while another follows */                              \
+    "ldr %[x], [sp, #24]\n\t"                                                                  \
+    "cmp %[p], %[x]\n\t"
+#define MF_PAIR_TURN_END "bmi 20b\n\t"
+/* (a run's next pair: N for its first block, the window over four chunks: 128 less its bytes) */
+#define MF_PAIR_RUN_BYTES "sub %[y], %[u], %[p]\n\t"
+#define MF_PAIR_RUN_LONG "rsbs %[y], %[y], #128\n\t"
 #else
-#define MF_PAIR_WSX "sxtb16 %[b0], %[a3]\n\tsxtb16 %[b1], %[a3], ror #8\n\tsxtb16 %[b2], %[a2]\n\tsxtb16 %[b3], %[a2], ror #8\n\t"
+#define MF_PAIR_LONG_ENTRY
+#define MF_PAIR_LONG_ROWS
+#define MF_PAIR_TURN_END "ldr %[x], [sp, #4]\n\tcmp %[p], %[x]\n\tbne 21b\n\t"
+#define MF_PAIR_RUN_BYTES
+#define MF_PAIR_RUN_LONG
 #endif
-#define MF_PAIR_WIDEN4                                                                          \
+/* A run's next pair: 8 values of A (at a0) and B (a0 + a1) sign-extended into the buffer's two
+ * groups at p (MF_PAIR_WORD's layout, per 4 values of A (word va) and B (vb): b0-b3 in order,
+ * which sit in r0-r3 in a build with runs so that one STM stores them, 5 cycles), a0 and p on;
+ * the four words' loads in one run (x and t free there). */
+#if MF_PAIR_B == 1
+#define MF_PAIR_WSX(va, vb) "sxtb16 %[b0], %[" va "]\n\tsxtb16 %[b1], %[" vb "]\n\tsxtb16 %[b2], %[" va "], ror #8\n\tsxtb16 %[b3], %[" vb "], ror #8\n\t"
+#else
+#define MF_PAIR_WSX(va, vb) "sxtb16 %[b0], %[" va "]\n\tsxtb16 %[b1], %[" va "], ror #8\n\tsxtb16 %[b2], %[" vb "]\n\tsxtb16 %[b3], %[" vb "], ror #8\n\t"
+#endif
+#define MF_PAIR_WIDEN8                                                                          \
     "ldr %[a2], [%[a0], %[a1]]\n\t"                                                            \
-    "ldr %[a3], [%[a0]], #4\n\t" MF_PAIR_WSX                                                   \
+    "ldr %[a3], [%[a0]], #4\n\t"                                                               \
+    "ldr %[x], [%[a0], %[a1]]\n\t"                                                             \
+    "ldr %[t], [%[a0]], #4\n\t" MF_PAIR_WSX("a3", "a2")                                         \
+    "stmia %[p]!, {%[b0], %[b1], %[b2], %[b3]}\n\t" MF_PAIR_WSX("t", "x")                       \
     "stmia %[p]!, {%[b0], %[b1], %[b2], %[b3]}\n\t"
 /* A run's pairs (mf_pair_run; MF_PAIR_RUNS): the run's pointer kept in the frame ([20]), tested
  * after the last block, where a next pair is sign-extended into the buffer and its blocks begin
@@ -172,29 +213,73 @@ typedef struct {
 /* (61: a run's next pair, x the run, if any: its values sign-extended into the buffer, per 4
  * values of A and B their even and odd int16 pairs in one STM, then its blocks from the
  * stream's start; the run's loads first, in one run) */
-#define MF_PAIR_RUN_NEXT                                                                        \
-    "61:\n\t"                                                                                   \
+#if MF_PAIR_B == 1 /* (the M7: fewer instructions) */
+#define MF_PAIR_RUN_LOADS                                                                       \
     "ldr %[y], [%[x], #8]\n\t"                                                                  \
     "ldrd %[a0], %[a1], [%[x], #0]\n\t"                                                         \
     "ldr %[w], [%[x], #12]\n\t"                                                                 \
     "ldr %[a3], [%[x], #16]\n\t"                                                                \
     "ldr %[t], [sp, #8]\n\t"                                                                    \
-    "ldrd %[p], %[u], [sp, #0]\n\t" /* the buffer, its end */                                   \
+    "ldrd %[p], %[u], [sp, #0]\n\t" /* the buffer, its end */
+#else /* (the M4: single loads, one cycle each in a run; LDRD takes three) */
+#define MF_PAIR_RUN_LOADS                                                                       \
+    "ldr %[y], [%[x], #8]\n\t"                                                                  \
+    "ldr %[a0], [%[x], #0]\n\t"                                                                 \
+    "ldr %[a1], [%[x], #4]\n\t"                                                                 \
+    "ldr %[w], [%[x], #12]\n\t"                                                                 \
+    "ldr %[a3], [%[x], #16]\n\t"                                                                \
+    "ldr %[t], [sp, #8]\n\t"                                                                    \
+    "ldr %[p], [sp, #0]\n\t" /* the buffer, its end */                                          \
+    "ldr %[u], [sp, #4]\n\t"
+#endif
+#define MF_PAIR_RUN_NEXT                                                                        \
+    "61:\n\t"                                                                                   \
+    MF_PAIR_RUN_LOADS                                                                           \
     "cmp %[a0], %[y]\n\t"                                                                       \
     "beq 59f\n\t"                                                                               \
     "add %[a0], %[a0], %[a1], lsl #1\n\t" /* A's values, B's at a0 + a1 */                      \
     "add %[t], %[t], %[a3]\n\t"   /* the store pointer */                                       \
     "str %[a0], [%[x], #0]\n\t"                                                                 \
     "str %[t], [sp, #8]\n\t"                                                                    \
-    "62:\n\t" MF_PAIR_WIDEN4 MF_PAIR_WIDEN4                                                      \
+    MF_PAIR_RUN_BYTES                                                                           \
+    "62:\n\t" MF_PAIR_WIDEN8                                                                     \
     "cmp %[p], %[u]\n\t"                                                                        \
     "bne 62b\n\t"                                                                               \
+    MF_PAIR_RUN_LONG                                                                            \
     "b 60b\n\t"
 #else
 #define MF_PAIR_RUN_SAVE
 #define MF_PAIR_RUN_TEST
 #define MF_PAIR_RUN_NEXT
 #endif
+/* The context's words (mf_pair_run's prologue): the window, its end, A's store, B's distance, the
+ * stream. */
+#if MF_PAIR_B == 1 /* (the M7: fewer instructions) */
+#define MF_PAIR_CTX_LOADS                                                                       \
+    "ldrd %[x], %[y], [%[p], #0]\n\t"                                                           \
+    "ldrd %[t], %[u], [%[p], #8]\n\t"                                                           \
+    "ldr %[w], [%[p], #16]\n\t"
+#else /* (the M4: single loads, one cycle each in a run; LDRD takes three) */
+#define MF_PAIR_CTX_LOADS                                                                       \
+    "ldr %[x], [%[p], #0]\n\t"                                                                  \
+    "ldr %[y], [%[p], #4]\n\t"                                                                  \
+    "ldr %[t], [%[p], #8]\n\t"                                                                  \
+    "ldr %[u], [%[p], #12]\n\t"                                                                 \
+    "ldr %[w], [%[p], #16]\n\t"
+#endif
+/* Requantize an even channel of both pixels (accumulators a, b, already shifted left by 1) by
+ * the stream's mult m, round r, right shift s (registers loaded ahead, in as few runs of loads as
+ * the free registers allow): mf_fast_scale, SMMLAR's rounded high word plus r, then x's sign (the
+ * ties of TFLite's rounding away from zero), shifted right; tmp a temporary, r takes B's value.
+ * An odd channel (MF_PAIR_RQO) takes its accumulators as they leave the mixed sums, 256 times the
+ * channel's (a1 - a0, not shifted), and its round as pair_stream stores it, 128 r + 64: SMMLA's
+ * truncated high word of 256 acc m plus that, over 128, is SMMLAR's of 2 acc m plus r (the same
+ * numerator, 2^39 over it), so no shift of the accumulator. Without ties (MF_PAIR_TIES 0: every
+ * call's output zero point is -128, lower/fast_gemm.py pair_ties), a negative accumulator's value
+ * is at most -128 either way and SSAT makes it -128: no sign term, no temporary, and the odd
+ * channel's division by 128 goes into SSAT's shift (floor(floor(v / 2^s) / 128) = floor(v /
+ * 2^(s + 7))): 6 instructions a channel, not 8 and 10. */
+#if MF_PAIR_TIES
 #define MF_PAIR_RQ(a, b, m, r, s, tmp)                                       \
     "smmlar %[" tmp "], %[" a "], %[" m "], %[" r "]\n\t"                  \
     "smmlar %[" r "], %[" b "], %[" m "], %[" r "]\n\t"                    \
@@ -204,7 +289,84 @@ typedef struct {
     "asr %[" r "], %[" r "], %[" s "]\n\t"                                 \
     "ssat %[" a "], #8, %[" tmp "]\n\t"                                    \
     "ssat %[" b "], #8, %[" r "]\n\t"
+#define MF_PAIR_RQO(a, b, m, r, s, tmp)                                      \
+    "smmla %[" tmp "], %[" a "], %[" m "], %[" r "]\n\t"                   \
+    "smmla %[" r "], %[" b "], %[" m "], %[" r "]\n\t"                     \
+    "asr %[" tmp "], %[" tmp "], #7\n\t"                                   \
+    "asr %[" r "], %[" r "], #7\n\t"                                       \
+    "add %[" tmp "], %[" tmp "], %[" a "], asr #31\n\t"                    \
+    "add %[" r "], %[" r "], %[" b "], asr #31\n\t"                        \
+    "asr %[" tmp "], %[" tmp "], %[" s "]\n\t"                             \
+    "asr %[" r "], %[" r "], %[" s "]\n\t"                                 \
+    "ssat %[" a "], #8, %[" tmp "]\n\t"                                    \
+    "ssat %[" b "], #8, %[" r "]\n\t"
+#else
+#define MF_PAIR_RQ(a, b, m, r, s, tmp)                                       \
+    "smmlar %[" a "], %[" a "], %[" m "], %[" r "]\n\t"                    \
+    "smmlar %[" b "], %[" b "], %[" m "], %[" r "]\n\t"                    \
+    "asr %[" a "], %[" a "], %[" s "]\n\t"                                 \
+    "asr %[" b "], %[" b "], %[" s "]\n\t"                                 \
+    "ssat %[" a "], #8, %[" a "]\n\t"                                      \
+    "ssat %[" b "], #8, %[" b "]\n\t"
+#define MF_PAIR_RQO(a, b, m, r, s, tmp)                                      \
+    "smmla %[" a "], %[" a "], %[" m "], %[" r "]\n\t"                     \
+    "smmla %[" b "], %[" b "], %[" m "], %[" r "]\n\t"                     \
+    "asr %[" a "], %[" a "], %[" s "]\n\t"                                 \
+    "asr %[" b "], %[" b "], %[" s "]\n\t"                                 \
+    "ssat %[" a "], #8, %[" a "], asr #7\n\t"                              \
+    "ssat %[" b "], #8, %[" b "], asr #7\n\t"
 #endif
+/* A block's table (pair_stream: per channel mult and round, then the right shifts packed two to
+ * a word, channel 3's with the flags above it) into registers and the block's four channels of
+ * both pixels requantized and packed, A's in a0, B's in b0, channel 3's right shift and the
+ * flags (MF_PAIR_LONG, MF_PAIR_LAST) left in t. ASR takes a shift register's low byte only, so a
+ * packed word serves its first channel as it is and its second once LSR by 8: a register fewer,
+ * so that the 10 words (not 12) load in two runs (five and five, 12 cycles) where no temporary is
+ * needed (the table's loads cost one cycle each in a run and one more per run). With ties (a
+ * temporary, p) three runs: four, two, then four into the registers channel 1's values, packed,
+ * leave. */
+#if MF_PAIR_TIES
+#define MF_PAIR_TABLE                                                          \
+    "ldr %[x], [%[w]], #40\n\t"                                               \
+    "ldr %[y], [%[w], #-36]\n\t"                                              \
+    "ldr %[t], [%[w], #-8]\n\t"                                               \
+    "ldr %[u], [%[w], #-32]\n\t"                                              \
+    MF_PAIR_RQ("a0", "b0", "x", "y", "t", "p")                                 \
+    "ldr %[x], [%[w], #-28]\n\t"                                              \
+    "ldr %[y], [%[w], #-24]\n\t"                                              \
+    "lsr %[t], %[t], #8\n\t"                                                  \
+    MF_PAIR_RQO("a1", "b1", "u", "x", "t", "p")                                \
+    "bfi %[a0], %[a1], #8, #8\n\t"                                            \
+    "bfi %[b0], %[b1], #8, #8\n\t"                                            \
+    "ldr %[x], [%[w], #-20]\n\t"                                              \
+    "ldr %[t], [%[w], #-4]\n\t"                                               \
+    "ldr %[u], [%[w], #-16]\n\t"                                              \
+    "ldr %[a1], [%[w], #-12]\n\t"                                             \
+    MF_PAIR_RQ("a2", "b2", "y", "x", "t", "p")                                 \
+    "lsr %[t], %[t], #8\n\t"                                                  \
+    MF_PAIR_RQO("a3", "b3", "u", "a1", "t", "p")
+#else
+#define MF_PAIR_TABLE                                                          \
+    "ldr %[x], [%[w]], #40\n\t"                                               \
+    "ldr %[y], [%[w], #-36]\n\t"                                              \
+    "ldr %[t], [%[w], #-8]\n\t"                                               \
+    "ldr %[u], [%[w], #-32]\n\t"                                              \
+    "ldr %[p], [%[w], #-28]\n\t"                                              \
+    MF_PAIR_RQ("a0", "b0", "x", "y", "t", "")                                  \
+    "lsr %[t], %[t], #8\n\t"                                                  \
+    MF_PAIR_RQO("a1", "b1", "u", "p", "t", "")                                 \
+    "bfi %[a0], %[a1], #8, #8\n\t"                                            \
+    "bfi %[b0], %[b1], #8, #8\n\t"                                            \
+    "ldr %[x], [%[w], #-24]\n\t"                                              \
+    "ldr %[y], [%[w], #-20]\n\t"                                              \
+    "ldr %[t], [%[w], #-4]\n\t"                                               \
+    "ldr %[u], [%[w], #-16]\n\t"                                              \
+    "ldr %[p], [%[w], #-12]\n\t"                                              \
+    MF_PAIR_RQ("a2", "b2", "x", "y", "t", "")                                  \
+    "lsr %[t], %[t], #8\n\t"                                                  \
+    MF_PAIR_RQO("a3", "b3", "u", "p", "t", "")
+#endif
+#endif /* MF_ASM_LOOPS */
 
 #if !MF_ASM_LOOPS
 /* The odd channel's int16 pair of mixed weight word m (lanes 256 w' + w, lower/fast_gemm.py
@@ -217,7 +379,8 @@ MF_INLINE uint32_t mf_pair_odd(uint32_t m, uint32_t e)
 }
 #endif
 
-#define MF_PAIR_LAST 256 /* the last block's flag, in its channel 3's right shift (pair_stream) */
+#define MF_PAIR_LAST 512 /* the last block's flag, above its channel 3's right shift (pair_stream) */
+#define MF_PAIR_LONG 256 /* every block's of a window over four chunks, below MF_PAIR_LAST */
 
 /* Every block of four channels of a pixel pair (c->wide), walking the stream c->w: eight
  * accumulators (both pixels' four channels) start at the block's biases, take one pass over the
@@ -232,12 +395,13 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
 #if MF_ASM_LOOPS
     /* All 14 registers in the loop: the context is copied into a frame below the stack pointer
      * ([0] the window, [4] its end, [8] A's next store, [12] B's distance, [16] where a block's
-     * chunks start: the chunk loop's entry for the count mod 4, or the lone pixel's loop); the
+     * chunks start: the chunk loop's entry for the count mod 4, or the lone pixel's loop; [20]
+     * the run, [24] the last turn's start, MF_PAIR_LONG_ENTRY); the
      * stream pointer w runs on from block to block. A block's biases (into
      * both pixels' accumulators), the window and the jump to its chunks are one run of loads at
      * the end of the previous block. */
     int32_t a0, a1, a2, a3;
-#if MF_PAIR_RUNS /* (MF_PAIR_WIDEN4's STM) */
+#if MF_PAIR_RUNS /* (MF_PAIR_WIDEN8's STM) */
     register int32_t b0 __asm__("r0"), b1 __asm__("r1"), b2 __asm__("r2"), b3 __asm__("r3");
 #else
     int32_t b0, b1, b2, b3;
@@ -246,25 +410,25 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
     uint32_t x, y, t, u;
     a0 = (int32_t)(intptr_t)r; /* ([20] in the frame) */
     __asm__ volatile(
-        "sub sp, sp, #24\n\t"
-        "ldrd %[x], %[y], [%[p], #0]\n\t"
-        "ldrd %[t], %[u], [%[p], #8]\n\t" /* A's store, B's distance */
-        "ldr %[w], [%[p], #16]\n\t"
+        "sub sp, sp, #32\n\t"
+        MF_PAIR_CTX_LOADS
         MF_PAIR_RUN_SAVE
         "strd %[x], %[y], [sp, #0]\n\t"
         "strd %[t], %[u], [sp, #8]\n\t"
-        /* [16]: four chunks a turn (the loop's test and branch, 6 cycles, once per 256 MACs),
-         * entered at the count mod 4: 21 for 0, 24 for 1, 23 for 2, 22 for 3; a lone pixel's two
-         * a turn, 41 for an even count, 42 for an odd one (through 43, 44: its end first). A
-         * window of 8 n + 4 values (a narrow conv's) counts a first chunk of which it enters the
-         * second half (71-74, 91-92) through a stub (81-84, 45-46) that moves w and p 16 bytes
-         * on. From the table at 9 by the window's bytes' bits 6-4 (8 more for a lone pixel). */
+        /* [16]: four chunks a turn, entered at the count mod 4: 21 for 0, 24 for 1, 23 for 2,
+         * 22 for 3, each turn ending at MF_PAIR_TURN_END; a lone pixel's two a turn, 41 for an
+         * even count, 42 for an odd one (through 43, 44: its end first). A window of 8 n + 4
+         * values (a narrow conv's) counts a first chunk of which it enters the second half
+         * (71-74, 91-92) through a stub (81-84, 45-46) that moves w and p 16 bytes on.
+         * From the table at 9 by the window's bytes' bits 6-4 (8 more for a lone pixel, 16 for a
+         * window over four chunks in a build with short ones: MF_PAIR_LONG_ENTRY). */
         "sub %[t], %[y], %[x]\n\t"
         "ubfx %[x], %[t], #4, #3\n\t"
-        "adr %[t], 9f\n\t"
         "cmp %[u], #0\n\t"
         "it eq\n\t"
         "addeq %[x], %[x], #8\n\t"
+        MF_PAIR_LONG_ENTRY
+        "adr %[t], 9f\n\t"
         "ldr %[t], [%[t], %[x], lsl #2]\n\t"
         "str %[t], [sp, #16]\n\t"
         "b 60f\n\t"
@@ -272,15 +436,14 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
         "9:\n\t" /* (Thumb addresses) */
         ".word 21f + 1, 84f + 1, 24f + 1, 83f + 1, 23f + 1, 82f + 1, 22f + 1, 81f + 1\n\t"
         ".word 43f + 1, 46f + 1, 44f + 1, 45f + 1, 43f + 1, 46f + 1, 44f + 1, 45f + 1\n\t"
+        MF_PAIR_LONG_ROWS
         "21:\n\t" MF_PAIR_CHUNK0 "71:\n\t" MF_PAIR_CHUNK1
         "22:\n\t" MF_PAIR_CHUNK0 "72:\n\t" MF_PAIR_CHUNK1
         "23:\n\t" MF_PAIR_CHUNK0 "73:\n\t" MF_PAIR_CHUNK1
         "24:\n\t" MF_PAIR_CHUNK0 "74:\n\t" MF_PAIR_CHUNK1
-        "ldr %[x], [sp, #4]\n\t"
-        "cmp %[p], %[x]\n\t"
-        "bne 21b\n\t"
+        MF_PAIR_TURN_END
         "30:\n\t" /* the odd channels taken out of their mixed sums (256 acc: that less the even
-                     * one's), all eight shifted left by 1 (the odd ones' 256 right by 7), requantized */
+                     * one's), the even ones shifted left by 1, all eight requantized */
         "sub %[a1], %[a1], %[a0]\n\t"
         "sub %[b1], %[b1], %[b0]\n\t"
         "sub %[a3], %[a3], %[a2]\n\t"
@@ -289,31 +452,7 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
         "lsl %[b0], %[b0], #1\n\t"
         "lsl %[a2], %[a2], #1\n\t"
         "lsl %[b2], %[b2], #1\n\t"
-        "asr %[a1], %[a1], #7\n\t"
-        "asr %[b1], %[b1], #7\n\t"
-        "asr %[a3], %[a3], #7\n\t"
-        "asr %[b3], %[b3], #7\n\t"
-        /* the table (per channel mult, round, right shift) in three runs of loads, p a temporary:
-         * channel 0's and 1's mult, the rest of 1's and 2's mult, then all of 2 and 3 into the
-         * registers that channel 1's values, packed, leave */
-        "ldr %[x], [%[w]], #48\n\t"
-        "ldr %[y], [%[w], #-44]\n\t"
-        "ldr %[t], [%[w], #-40]\n\t"
-        "ldr %[u], [%[w], #-36]\n\t"
-        MF_PAIR_RQ("a0", "b0", "x", "y", "t", "p")
-        "ldr %[y], [%[w], #-32]\n\t"
-        "ldr %[t], [%[w], #-28]\n\t"
-        "ldr %[x], [%[w], #-24]\n\t"
-        MF_PAIR_RQ("a1", "b1", "u", "y", "t", "p")
-        "bfi %[a0], %[a1], #8, #8\n\t"
-        "bfi %[b0], %[b1], #8, #8\n\t"
-        "ldr %[y], [%[w], #-20]\n\t"
-        "ldr %[t], [%[w], #-16]\n\t"
-        "ldr %[u], [%[w], #-12]\n\t"
-        "ldr %[a1], [%[w], #-8]\n\t"
-        "ldr %[b1], [%[w], #-4]\n\t"
-        MF_PAIR_RQ("a2", "b2", "x", "y", "t", "p")
-        MF_PAIR_RQ("a3", "b3", "u", "a1", "b1", "p")
+        MF_PAIR_TABLE
         "bfi %[a0], %[a2], #16, #8\n\t"
         "bfi %[b0], %[b2], #16, #8\n\t"
         "bfi %[a0], %[a3], #24, #8\n\t"
@@ -323,8 +462,8 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
         "str %[b0], [%[x], %[y]]\n\t"
         "str %[a0], [%[x]], #4\n\t"
         "str %[x], [sp, #8]\n\t"
-        "tst %[b1], #" MF_PAIR_STR(MF_PAIR_LAST) "\n\t" /* (b1: channel 3's right shift) */
-        "bne 50f\n\t"
+        "lsls %[x], %[t], #23\n\t" /* (t: channel 3's right shift; C: MF_PAIR_LAST, N: MF_PAIR_LONG) */
+        "bcs 50f\n\t"
         "60:\n\t" /* the next block's biases, the window; to its chunks */
         "ldr %[a0], [%[w]], #16\n\t"
         "ldr %[a1], [%[w], #-12]\n\t"
@@ -381,7 +520,7 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
         "50:\n\t" /* the last block: the end, or a run's next pair */
         MF_PAIR_RUN_TEST
         "59:\n\t"
-        "add sp, sp, #24\n\t"
+        "add sp, sp, #32\n\t"
         : [a0] "+r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [b0] "=&r"(b0), [b1] "=&r"(b1),
           [b2] "=&r"(b2), [b3] "=&r"(b3), [p] "+r"(p), [w] "=&r"(w), [x] "=&r"(x), [y] "=&r"(y),
           [t] "=&r"(t), [u] "=&r"(u)
@@ -416,16 +555,17 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
         if (c->delta == 0) {
             memcpy(acc[1], acc[0], sizeof acc[0]);
         }
-        q = (const int32_t *)(const void *)wb; /* per channel mult, round, right shift */
-        wb += 12;
+        q = (const int32_t *)(const void *)wb; /* per channel mult, round; the right shifts */
+        wb += 10;
         for (h = 1; h >= 0; h--) { /* B's four values first, then A's */
             for (j = 0; j < 4; j++) {
-                const int32_t rshift = q[3 * j + 2] & (MF_PAIR_LAST - 1);
+                const int32_t rshift = (int32_t)((uint32_t)q[8 + j / 2] >> (8 * (j % 2))) & 0xFF;
+                const int32_t rnd = j % 2 == 0 ? q[2 * j + 1] : q[2 * j + 1] >> 7; /* (odd: 128 r + 64) */
                 sta[h * c->delta + j] =
-                    (int8_t)mf_ssat8(mf_fast_scale(acc[h][j], c->lshift, q[3 * j], q[3 * j + 1], rshift));
+                    (int8_t)mf_ssat8(mf_fast_scale(acc[h][j], c->lshift, q[2 * j], rnd, rshift));
             }
         }
-        if (q[11] & MF_PAIR_LAST) {
+        if ((uint32_t)q[9] >> 8 & MF_PAIR_LAST) {
             uint32_t *d = (uint32_t *)(uintptr_t)c->wide;
             const int8_t *xa;
             if (r == NULL || r->x == r->last) {

@@ -239,6 +239,22 @@ def test_narrow_conv_matches_tflm_under_qemu_with_wide_rows(tmp_path, always_fus
         assert not failures, "\n".join(failures)
 
 
+@on_qemu
+def test_narrow_conv_matches_tflm_under_qemu_without_ties(tmp_path, always_fuse):
+    """Outputs at zero point -128 (VWW's and KWS's first convs): MF_PAIR_TIES 0, the pair loop's
+    requantization without the sign term (fast_gemm.pair_ties), on the M4 and M7 loops."""
+    from tests.kernels.test_conv_pair import floor_zero_point
+
+    rng = np.random.default_rng(SEED + 3)
+    graph = merge([floor_zero_point(narrow_graph(rng, i)) for i in range(case_count(8))], "noties")
+    data, want = placements.tflm_case(graph, SEED + 4)
+    runs = placements.picked(lowered(graph), data, want, lambda c: c.kernel == KERNEL)
+    assert runs and all(fast_gemm.narrow_sizes(r.call.params)["MF_PAIR_TIES"] == 0 for r in runs)
+    for board in ("qemu-mps2-an386", "qemu-mps2-an500"):
+        failures = placements.run(runs, tmp_path / board, board, defines={"MF_PAIR_TIES": 0})
+        assert not failures, "\n".join(failures)
+
+
 def ends_runs():
     """SAME convs padded on both sides, on even output rows (no pairs across rows): the rows inside
     the image read their middle pixels from the input, both ends' pixels from the band (its two

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from microfuse.ir import DType, Graph, Quant, Tensor
-from microfuse.lower import fast_gemm
+from microfuse.lower import fast, fast_gemm
 from microfuse.ops.attrs import ConvAttrs
 from microfuse.testing.modelgen import merge
 from microfuse.testing.stages import lowered
@@ -270,8 +270,9 @@ def test_pair_conv_matches_tflm_under_qemu_with_odd_sums_near_the_mixed_bound(tm
 
 def test_the_stream_holds_each_blocks_biases_weights_and_table_and_flags_the_last():
     """pair_stream: per block its 4 biases (odd ones mixed: 256 b[c'] + b[c], wrapping), its
-    pair_weights words, then per channel (mult, round, rshift), PAIR_LAST on the last block's
-    channel 3 rshift only."""
+    pair_weights words, then per channel (mult, round), an odd channel's round as 128 r + 64
+    (wrapping), then the right shifts two to a word (s0 + 256 s1, s2 + 256 s3), PAIR_LAST above
+    the last block's channel 3 shift only; pair_ties reads the zero points back from it."""
     from microfuse.lower.call import ConstArray
 
     rng = np.random.default_rng(SEED)
@@ -280,15 +281,37 @@ def test_the_stream_holds_each_blocks_biases_weights_and_table_and_flags_the_las
     table[:, 3] = rng.integers(1, 32, size=(2, 4))
     stream = fast_gemm.pair_stream(taps, ConstArray("quant", table.reshape(-1))).data.reshape(2, -1)
     words = fast_gemm.pair_weights(taps).reshape(2, -1)
-    assert stream.shape == (2, 4 + words.shape[1] + 12)
+    assert stream.shape == (2, fast_gemm.PAIR_BLOCK + words.shape[1])
     t = table.astype(np.int64)
     mixed = t[:, 0].copy()
     mixed[:, 1::2] = (256 * t[:, 0, 1::2] + t[:, 0, 0::2] + 2**31) % 2**32 - 2**31
     assert np.array_equal(stream[:, :4], mixed)
-    assert np.array_equal(stream[:, 4:-12], words)
-    want = t[:, 1:].transpose(0, 2, 1).reshape(2, 12).copy()
-    want[1, -1] |= fast_gemm.PAIR_LAST
-    assert np.array_equal(stream[:, -12:], want)
+    assert np.array_equal(stream[:, 4:-10], words)
+    want = t[:, 1:3].transpose(0, 2, 1).reshape(2, 8).copy()
+    want[:, 3::4] = (128 * want[:, 3::4] + 64 + 2**31) % 2**32 - 2**31  # channels 1 and 3's rounds
+    assert np.array_equal(stream[:, -10:-2], want)
+    shifts = t[:, 3, 0::2] + 256 * t[:, 3, 1::2]
+    shifts[1, 1] += fast_gemm.PAIR_LAST << 8
+    assert np.array_equal(stream[:, -2:], shifts)
+    # a window over four chunks (PAIR_SHORT values): every block's PAIR_LONG (the chunk loop's turns)
+    long_taps = int8_weights(rng, (6, fast_gemm.PAIR_SHORT + 8))
+    long_stream = fast_gemm.pair_stream(long_taps, ConstArray("quant", table.reshape(-1))).data.reshape(2, -1)
+    shifts[:, 1] += fast_gemm.PAIR_LONG << 8
+    assert np.array_equal(long_stream[:, -2:], shifts)
+    # zero points back from the rounds (2^(s-1) + zp 2^s, shifts mixed_fits allows): all -128,
+    # then one live channel's 5
+    table[:, 3] = rng.integers(1, 16, size=(2, 4))
+    taps = long_taps  # (pair_ties reads past the flags)
+    s = table[:, 3].astype(np.int64)
+    table[:, 2] = (1 << (s - 1)) - (128 << s)
+    params = {"depth": taps.shape[1], "weights": fast_gemm.pair_stream(taps, ConstArray("quant", table.reshape(-1)))}
+    assert fast_gemm.pair_ties(params) == 0
+    table[1, 2, 1] = (1 << (s[1, 1] - 1)) + (5 << s[1, 1])
+    params["weights"] = fast_gemm.pair_stream(taps, ConstArray("quant", table.reshape(-1)))
+    assert fast_gemm.pair_ties(params) == 1
+    table[1, 1, 1] = 0  # a dead channel: its zero point does not matter
+    params["weights"] = fast_gemm.pair_stream(taps, ConstArray("quant", table.reshape(-1)))
+    assert fast_gemm.pair_ties(params) == 0
 
 
 def run_scenarios():
@@ -343,3 +366,95 @@ def test_a_build_compiles_the_runs_only_when_a_paired_conv_can_run(tmp_path):
         runs = int(any(c.kernel == KERNEL and fast_gemm.pair_sizes(c.params)["MF_PAIR_RUNS"] for c in calls))
         assert calls and f"#define MF_PAIR_RUNS {runs}\n" in (tmp_path / name / "mf_config.h").read_text()
         assert runs == (name == "all"), name
+
+
+def floor_zero_point(graph: Graph) -> Graph:
+    """The graph with its output at zero point -128 (a ReLU's output as the MLPerf models have it)."""
+    y = graph.outputs[0]
+    y.quant = Quant(y.quant.scale, (-128,))
+    return graph
+
+
+def no_ties_runs(count: int):
+    """pair_graph's convs (no epilogue) with outputs at zero point -128: a build of them sets
+    MF_PAIR_TIES 0 (pair_ties)."""
+    rng = np.random.default_rng(SEED + 9)
+    graph = merge([floor_zero_point(pair_graph(rng, i)) for i in range(case_count(count))], "noties")
+    data, want = placements.tflm_case(graph, SEED + 10)
+    runs = placements.picked(lowered(graph), data, want, lambda c: c.kernel.startswith(KERNEL))
+    assert runs and all(fast_gemm.pair_ties(r.call.params) == 0 for r in runs)
+    assert {fast_gemm.pair_sizes(r.call.params)["MF_PAIR_WINDOWS"] for r in runs} == {0, 1}
+    return runs
+
+
+@on_qemu
+def test_pair_conv_matches_tflm_under_qemu_without_ties(tmp_path, always_fuse):
+    """MF_PAIR_TIES 0 (every paired conv's output zero point -128): the assembly requantizes without
+    the sign term (a negative accumulator saturates to -128 however its ties round), on the M4 and
+    M7 loops; and the calls near the mixed bound at that zero point."""
+    runs = no_ties_runs(12)
+    graph, feed = extreme_graph(np.random.default_rng(SEED))
+    floor_zero_point(graph)
+    from tests.harness import reference
+
+    (tflm,) = reference(graph, [[feed]])
+    extreme = placements.picked(lowered(graph), {"input": feed},
+                                {graph.outputs[0].name: np.asarray(tflm[0]).astype(np.int8)}, lambda c: True)
+    assert [fast_gemm.pair_ties(r.call.params) for r in extreme] == [0] * len(extreme)
+    for board in ("qemu-mps2-an386", "qemu-mps2-an500"):
+        failures = placements.run(runs + extreme, tmp_path / board, board, defines={"MF_PAIR_TIES": 0})
+        assert not failures, "\n".join(failures)
+
+
+@on_qemu
+def test_pair_conv_needs_its_ties_where_the_zero_point_is_not_minus_128(tmp_path, always_fuse):
+    """The cases of the other tests (any zero point) do reach negative ties: built without the sign
+    term (MF_PAIR_TIES 0, which pair_ties never sets for them) some of their outputs differ."""
+    calls, runs = prepared(8)
+    assert any(fast_gemm.pair_ties(r.call.params) for r in runs)
+    failures = placements.run(runs, tmp_path, "qemu-mps2-an386", defines={"MF_PAIR_TIES": 0})
+    assert failures
+
+
+def test_a_build_rounds_ties_only_when_a_paired_conv_needs_them(tmp_path):
+    """mf_config.h: MF_PAIR_TIES 0 when every paired conv's output zero point is -128, else 1."""
+    from microfuse.pipeline import build
+
+    rng = np.random.default_rng(SEED)
+    floor = [floor_zero_point(pair_graph(rng, i)) for i in range(4)]
+    rng = np.random.default_rng(SEED + 1)
+    other = [pair_graph(rng, i) for i in range(4)]
+    for name, picked, ties in (("floor", floor, 0), ("mixed", floor + other, 1)):
+        compiled = build(merge(picked, name), tmp_path / name)
+        calls = [c for c in compiled.calls if c.kernel.startswith(KERNEL)]
+        assert calls and max(fast_gemm.pair_ties(c.params) for c in calls) == ties
+        assert f"#define MF_PAIR_TIES {ties}\n" in (tmp_path / name / "mf_config.h").read_text()
+
+
+@on_qemu
+def test_pair_conv_matches_tflm_under_qemu_with_the_loop_test_after_each_turn(tmp_path, always_fuse):
+    """MF_PAIR_SHORT 0 (a build without a window of up to four chunks): the chunk loop's test after
+    each turn (the other tests' builds take the default, 1: a short window's blocks skip it), on
+    the M4 and M7 loops; the cases hold both kinds of window."""
+    calls, runs = prepared(8)
+    assert {fast_gemm.pair_sizes(r.call.params)["MF_PAIR_SHORT"] for r in runs} == {0, 1}
+    for board in ("qemu-mps2-an386", "qemu-mps2-an500"):
+        failures = placements.run(runs, tmp_path / board, board, defines={"MF_PAIR_SHORT": 0})
+        assert not failures, "\n".join(failures)
+
+
+def test_a_build_skips_the_loop_test_only_when_a_paired_conv_has_a_short_window(tmp_path):
+    """mf_config.h: MF_PAIR_SHORT 1 when some paired conv's window is at most PAIR_SHORT values."""
+    from microfuse.pipeline import build
+
+    rng = np.random.default_rng(SEED)
+    graphs = [pair_graph(rng, i) for i in range(12)]
+    depth = [fast.conv_taps(g.ops[0]).shape[1] for g in graphs]
+    longs = [g for g, d in zip(graphs, depth) if d > fast_gemm.PAIR_SHORT]
+    shorts = [g for g, d in zip(graphs, depth) if d <= fast_gemm.PAIR_SHORT]
+    assert longs and shorts
+    for name, picked, short in (("long", longs, 0), ("both", longs + shorts[:1], 1)):
+        compiled = build(merge(picked, name), tmp_path / name)
+        calls = [c for c in compiled.calls if c.kernel.startswith(KERNEL)]
+        assert calls and max(fast_gemm.pair_sizes(c.params)["MF_PAIR_SHORT"] for c in calls) == short
+        assert f"#define MF_PAIR_SHORT {short}\n" in (tmp_path / name / "mf_config.h").read_text()
