@@ -123,7 +123,10 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
     "smlabb %[a5], %[r], %[wo], %[a5]\n\t"             \
     "smlatt %[a7], %[r], %[wo], %[a7]\n\t"             \
     MF_DWQ_A(t)
-    /* channel c of A (p) and B (q): x holds the table block, w (saved at [132]) is free */
+    /* channel c of A (p) and B (q): x holds the table block; with MF_DW_SIGN w (saved at [132])
+     * is the sign step's scratch, without it the addend goes in as it is
+     * (mf_dwconv2d_s8_dsp_body.h: a negative p saturates to -128 with or without the step) */
+#if MF_DW_SIGN
 #define MF_DWQ_RQ(c, p, q)                                     \
     "ldr %[wl], [%[x], #(16 + 4 * " #c ")]\n\t"                \
     "ldr %[wo], [%[x], #(32 + 4 * " #c ")]\n\t"                \
@@ -136,6 +139,22 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
     "smmlar %[" #q "], %[" #q "], %[wl], %[w]\n\t"             \
     "asr %[" #q "], %[" #q "], %[r]\n\t"                       \
     "ssat %[" #q "], #8, %[" #q "]\n\t"
+#define MF_DWQ_SAVE_W "str %[w], [sp, #132]\n\t" /* behind a load: 1 cycle */
+#define MF_DWQ_LOAD_W "ldr %[w], [sp, #132]\n\t"
+#else
+#define MF_DWQ_RQ(c, p, q)                                     \
+    "ldr %[wl], [%[x], #(16 + 4 * " #c ")]\n\t"                \
+    "ldr %[wo], [%[x], #(32 + 4 * " #c ")]\n\t"                \
+    "ldr %[r], [%[x], #(48 + 4 * " #c ")]\n\t"                 \
+    "smmlar %[" #p "], %[" #p "], %[wl], %[wo]\n\t"            \
+    "asr %[" #p "], %[" #p "], %[r]\n\t"                       \
+    "ssat %[" #p "], #8, %[" #p "]\n\t"                        \
+    "smmlar %[" #q "], %[" #q "], %[wl], %[wo]\n\t"            \
+    "asr %[" #q "], %[" #q "], %[r]\n\t"                       \
+    "ssat %[" #q "], #8, %[" #q "]\n\t"
+#define MF_DWQ_SAVE_W ""
+#define MF_DWQ_LOAD_W ""
+#endif
     /* the four saturated values into p0's bytes (its bits 8 and up, sign copies, overwritten) */
 #define MF_DWQ_PACK(p0, p1, p2, p3)                          \
     "bfi %[" #p0 "], %[" #p1 "], #8, #8\n\t"                \
@@ -153,14 +172,14 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
         "ldr %[" #b3 "], [%[w], #16]\n\t"                                                          \
         taps /* (the last one moves w onto 4 bytes before the next group's block) */               \
         "ldr %[x], [sp, #76]\n\t"                                                                  \
-        "str %[w], [sp, #132]\n\t" /* behind a load: 1 cycle */                                    \
+        MF_DWQ_SAVE_W                                                                              \
         "add %[x], %[x], %[g4], lsl #4\n\t" /* the group's table block */                          \
         MF_DWQ_RQ(0, a0, a4) MF_DWQ_RQ(1, a1, a5) MF_DWQ_RQ(2, a2, a6) MF_DWQ_RQ(3, a3, a7)        \
         MF_DWQ_PACK(a0, a1, a2, a3) MF_DWQ_PACK(a4, a5, a6, a7)                                    \
         "ldr %[wl], [sp, #80]\n\t" /* the outputs' addresses less the group offset, w and the      \
                                       * group end: four loads in a run, the first store behind */  \
         "ldr %[wo], [sp, #84]\n\t"                                                                 \
-        "ldr %[w], [sp, #132]\n\t"                                                                 \
+        MF_DWQ_LOAD_W                                                                              \
         "ldr %[r], [sp, #88]\n\t"                                                                  \
         "str %[a0], [%[wl], %[g4]]\n\t"                                                            \
         "str %[a4], [%[wo], %[g4]]\n\t"                                                            \
@@ -304,6 +323,8 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
 #undef MF_DWQ_TAPBA
 #undef MF_DWQ_TAPR
 #undef MF_DWQ_RQ
+#undef MF_DWQ_SAVE_W
+#undef MF_DWQ_LOAD_W
 #undef MF_DWQ_PACK
 #else
     (void)held;

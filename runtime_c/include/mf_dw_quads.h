@@ -81,12 +81,21 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
     MF_DWQD_COLS(r, 4, sx)                                 \
     MF_DWQD_MAC(a4, a5, e, w2) MF_DWQD_MAC(a6, a7, e, w1)  \
     MF_DWQD_MAC(a6, a7, f, w2)
-    /* requantize p with the channel's constants (w0 multiplier, w1 addend, w2 shift) */
+    /* requantize p with the channel's constants (w0 multiplier, w1 addend, w2 shift); without
+     * MF_DW_SIGN the addend goes in as it is (mf_dwconv2d_s8_dsp_body.h: a negative p saturates
+     * to -128 with or without the sign step) */
+#if MF_DW_SIGN
 #define MF_DWQD_Q(p)                                   \
     "add %[f], %[w1], %[" #p "], asr #31\n\t"          \
     "smmlar %[" #p "], %[" #p "], %[w0], %[f]\n\t"     \
     "asr %[" #p "], %[" #p "], %[w2]\n\t"              \
     "ssat %[" #p "], #8, %[" #p "]\n\t"
+#else
+#define MF_DWQD_Q(p)                                   \
+    "smmlar %[" #p "], %[" #p "], %[w0], %[w1]\n\t"    \
+    "asr %[" #p "], %[" #p "], %[w2]\n\t"              \
+    "ssat %[" #p "], #8, %[" #p "]\n\t"
+#endif
     /* a pass over the group's channels o / 4 and o / 4 + 2 (o 0 the even pass, 4 the odd): the
      * biases (into a6 and a7, the addends of every pixel's first products: two loads, not
      * eight), the rows, the requantization (the table block's entries o bytes in) */

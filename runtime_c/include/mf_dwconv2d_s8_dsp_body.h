@@ -52,6 +52,15 @@
  * columns to its right (MF_DW_STEP2: stride 2, one column shared), never in a backward plan; any
  * other pair (MF_DW_SPREAD). A build that leaves a loop out pairs no pixels of its kind: they go
  * one at a time. Without dw_sizes, the last one only. */
+/* 1: mf_dw_pairs and mf_dw_quads requantize with the sign step (SMMLAR's addend less 1 for a
+ * negative accumulator, mf_fast.h's rounding of TFLite's); 0 in builds whose calls through them
+ * all have an addend that a negative accumulator cannot lift above -128 (lower/fast.py
+ * dw_sizes: the output zero point -128, a ReLU's): SMMLAR adds at most 0 to the addend there, the
+ * shift leaves at most the zero point, so the value saturates to -128 with the step or without,
+ * as TFLite's does (its scaling of a negative accumulator is at most 0). */
+#ifndef MF_DW_SIGN
+#define MF_DW_SIGN 1
+#endif
 #define MF_DW_KIND_ANY 0
 #define MF_DW_KIND_ADJ 1
 #define MF_DW_KIND_STEP2 2
