@@ -404,7 +404,12 @@ def dw_sizes(params: dict) -> dict[str, int]:
     # a row's first four by addresses, its run of interior pixels four at a time, its last four by
     # addresses (mf_dwconv2d_s8_dsp_loop): with padding 0 or 1 only a rest of 2 or 3 pairs
     pairs = p["pad_w"] > 1 or p["out_w"] % 4 >= 2
-    return {"MF_DW_SPREAD": 0, "MF_DW_QUADS": 1, **({"MF_DW_ADJ": 1} if pairs else {}), **sign}
+    # padding 1: a row from its left border in one call where that is two quads or more, or one
+    # and a run after it (mf_dwconv2d_s8_dsp_loop's row_quads; the interior [1, min(in_w - 1, out_w)))
+    fours, interior = min(p["out_w"], p["in_w"]) // 4, min(p["in_w"] - 1, p["out_w"]) - 1
+    edges = int(p["pad_w"] == 1 and (fours >= 2 or interior >= 4))
+    return {"MF_DW_SPREAD": 0, "MF_DW_QUADS": 1, **({"MF_DW_ADJ": 1} if pairs else {}), "MF_DW_EDGES": edges,
+            **sign}
 
 
 def dw_sign(quant: np.ndarray) -> bool:

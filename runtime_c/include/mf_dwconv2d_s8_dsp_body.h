@@ -47,6 +47,12 @@
 #ifndef MF_DW_QUADS
 #define MF_DW_QUADS 0
 #endif
+/* 1 in builds with a quads call whose rows, padded by one column, start with two quads or more or
+ * with one quad and a run (lower/fast.py dw_sizes): a row whose windows lie inside the image
+ * vertically goes from its left border as one run (mf_dw_quads' zl and zr) */
+#ifndef MF_DW_EDGES
+#define MF_DW_EDGES 0
+#endif
 /* mf_dw_pairs' group loops in this build (lower/fast.py dw_sizes), by the pair's kind: the second
  * pixel the first's right neighbour in a 3x3 window (MF_DW_ADJ: a row's columns shared) or two
  * columns to its right (MF_DW_STEP2: stride 2, one column shared), never in a backward plan; any
@@ -341,6 +347,15 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
      * unable to reach a word still to be read; cols its column offsets from the leftmost pixel */
     const int quads = direct && b_direct && k_h == 3 && k_w == 3 && p->stride_w == 1 && dil_w == 1;
     intptr_t cols[18], cols_at[18]; /* a run's offsets; four pixels' addresses */
+    /* padding 1 (zrow) along the row, forward: a row whose window rows all lie inside the image
+     * starts with `row_quads` quads in one call by offsets, from the left border (the first
+     * quad's column 0 at zrow) to the right one if they reach it (4 row_quads == in_w: the last
+     * quad's column 5 there too), not a quad by addresses at each end and a run between; where
+     * that is one quad, only in calls that have the run's offsets anyway (KWS's five-wide rows,
+     * a band call a row, keep their quad by addresses: the offsets would cost it what it saves) */
+    const int32_t fours = MF_MIN(out_w, p->in_w) / 4;
+    const int32_t row_quads = MF_DW_EDGES && quads && !reverse && p->pad_w == 1 && zrow != 0 &&
+                              (fours >= 2 || x_hi - x_lo >= 4) ? fours : 0;
 #endif
     const int32_t dir = reverse ? -1 : 1, dst_step = dir * out_stride;
     int8_t *held = NULL; /* the first pixel of a pair by addresses, its taps in `tap` */
@@ -352,7 +367,7 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
         }
     }
 #if MF_DW_QUADS && !MF_MVE
-    if (quads && x_hi - x_lo >= 4) { /* rows with runs of four interior pixels (not KWS's) */
+    if (quads && (x_hi - x_lo >= 4 || row_quads)) { /* rows with runs of four interior pixels */
         for (ky = 0; ky < 3; ky++) {
             for (kx = 0; kx < 6; kx++) {
                 cols[6 * ky + kx] = inner[3 * ky] + kx * c;
@@ -371,7 +386,16 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                 const int32_t iy = y0 + ky * p->dilation_h;
                 rows[ky] = iy >= 0 && iy < p->in_h ? image + iy * row_bytes : NULL;
             }
-            for (xx = 0; xx < out_w; xx++) {
+            xx = 0;
+#if MF_DW_QUADS && !MF_MVE
+            if (row_quads && rows_in) { /* (forward: the row's first pixel first) */
+                mf_dw_quads(cols, (const int8_t *)((uintptr_t)rows[0] - (uintptr_t)c), row_quads, c, weights,
+                            p->quant, groups, lshift, output + (n * out_h + oy) * out_w * out_stride, dst_step,
+                            zrow, row_quads >= 2 && 4 * row_quads == p->in_w ? zrow : 0);
+                xx = 4 * row_quads;
+            }
+#endif
+            for (; xx < out_w; xx++) {
                 const int32_t ox = reverse ? out_w - 1 - xx : xx;
                 const int32_t x0 = ox * p->stride_w - p->pad_w;
                 const int32_t pix = (n * out_h + oy) * out_w + ox;
@@ -409,7 +433,7 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                         }
                     }
                     mf_dw_quads(cols_at, NULL, 1, dir, weights, p->quant, groups, lshift, output + pix * out_stride,
-                                dst_step);
+                                dst_step, 0, 0);
                     xx += 3;
                     continue;
                 }
@@ -451,7 +475,8 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                     int8_t *dst = output + pix * out_stride;
 #if MF_DW_QUADS && !MF_MVE
                     if (quads && run >= 4) {
-                        mf_dw_quads(cols, base, run / 4, step, weights, p->quant, groups, lshift, dst, dst_step);
+                        mf_dw_quads(cols, base, run / 4, step, weights, p->quant, groups, lshift, dst, dst_step, 0,
+                                    0);
                         base += (run & ~3) * step;
                         dst += (run & ~3) * dst_step;
                         rest = run & 3;

@@ -86,15 +86,16 @@ def prepared(sw: int = 1, relu: bool = False):
 def sizes(runs, sign: int = 1) -> dict[str, int]:
     """The macros a build of these calls defines (mf_config.h): stride 1, so the pairs of
     neighbours only (MF_DW_ADJ), and rows of four interior pixels or more four at a time
-    (MF_DW_QUADS, mf_dw_quads.h); the sign step (MF_DW_SIGN) unless every output zero point is
-    -128."""
+    (MF_DW_QUADS, mf_dw_quads.h), rows from their left border as one run of them (MF_DW_EDGES);
+    the sign step (MF_DW_SIGN) unless every output zero point is -128."""
     found = largest([r.call.sizes for r in runs])
-    assert found == {"MF_DW_ADJ": 1, "MF_DW_QUADS": 1, "MF_DW_SPREAD": 0, "MF_DW_SIGN": sign}
+    assert found == {"MF_DW_ADJ": 1, "MF_DW_QUADS": 1, "MF_DW_SPREAD": 0, "MF_DW_EDGES": 1, "MF_DW_SIGN": sign}
     return found
 
 
-# the code a build compiles: its own (quads), the quads without pairs (KWS's build: a row's two
-# or three left over go one at a time), the pairs of neighbours only, both pair loops (a build
+# the code a build compiles: its own (quads), the quads without pairs nor rows from their border
+# (KWS's build: a row's two or three left over go one at a time, its quads by addresses at each
+# end and its runs between), the pairs of neighbours only, both pair loops (a build
 # with other pairs too: each pair takes one at run time), the other pairs' loop only (no
 # dw_sizes macros: every pair by it)
 BUILDS = {"quads": None, "quads_alone": {"MF_DW_QUADS": 1, "MF_DW_SPREAD": 0},
@@ -192,13 +193,15 @@ def test_quads_in_builds_with_four_pixels_a_row_pairs_where_two_or_three_are_lef
     epilogue's clamp no pairs at all."""
     base = dict(k_h=3, k_w=3, stride_w=1, dilation_w=1, clamp=0, quant=ConstArray("quant", table(-127)))
     adj = {"MF_DW_ADJ": 1, "MF_DW_SPREAD": 0, "MF_DW_SIGN": 1}
-    quads = {"MF_DW_QUADS": 1, "MF_DW_SPREAD": 0, "MF_DW_SIGN": 1}
-    assert fast.dw_sizes(dict(base, in_w=5, out_w=5, pad_w=1)) == quads
-    assert fast.dw_sizes(dict(base, in_w=6, out_w=6, pad_w=1)) == dict(adj, MF_DW_QUADS=1)
-    assert fast.dw_sizes(dict(base, in_w=7, out_w=7, pad_w=1)) == dict(adj, MF_DW_QUADS=1)
-    assert fast.dw_sizes(dict(base, in_w=48, out_w=48, pad_w=1)) == quads
+    quads = {"MF_DW_QUADS": 1, "MF_DW_SPREAD": 0, "MF_DW_SIGN": 1, "MF_DW_EDGES": 0}
+    edges = dict(quads, MF_DW_EDGES=1)
+    assert fast.dw_sizes(dict(base, in_w=5, out_w=5, pad_w=1)) == quads  # one quad, no run
+    assert fast.dw_sizes(dict(base, in_w=6, out_w=6, pad_w=1)) == dict(adj, **edges)  # a quad and a run
+    assert fast.dw_sizes(dict(base, in_w=7, out_w=7, pad_w=1)) == dict(adj, **edges)
+    assert fast.dw_sizes(dict(base, in_w=8, out_w=8, pad_w=1)) == edges  # two quads
+    assert fast.dw_sizes(dict(base, in_w=48, out_w=48, pad_w=1)) == edges
     assert fast.dw_sizes(dict(base, in_w=6, out_w=4, pad_w=0)) == quads
-    assert fast.dw_sizes(dict(base, in_w=7, out_w=9, pad_w=2)) == dict(adj, MF_DW_QUADS=1)
+    assert fast.dw_sizes(dict(base, in_w=7, out_w=9, pad_w=2)) == dict(adj, **quads)
     assert fast.dw_sizes(dict(base, in_w=5, out_w=3, pad_w=0)) == adj
     assert fast.dw_sizes(dict(base, in_w=48, out_w=24, pad_w=0, stride_w=2)) == {"MF_DW_SPREAD": 0,
                                                                                  "MF_DW_STEP2": 1,
