@@ -361,17 +361,35 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
     int8_t *held = NULL; /* the first pixel of a pair by addresses, its taps in `tap` */
     int32_t nn, yy, xx, ky, kx, si;
 
-    for (ky = 0; ky < k_h; ky++) {
-        for (kx = 0; kx < k_w; kx++) {
-            inner[ky * k_w + kx] = ky * p->dilation_h * row_bytes + kx * p->dilation_w * c;
+    { /* (sums, not products, a 3-wide window's rows unrolled: every call pays this, a
+       * cascade's band calls one a row) */
+        const intptr_t down = (intptr_t)p->dilation_h * row_bytes, right = (intptr_t)dil_w * c;
+        intptr_t *at = inner, row = 0;
+        for (ky = 0; ky < k_h; ky++, row += down) {
+            if (k_w == 3) {
+                at[0] = row;
+                at[1] = row + right;
+                at[2] = row + 2 * right;
+                at += 3;
+            } else {
+                intptr_t off = row;
+                for (kx = 0; kx < k_w; kx++, off += right) {
+                    *at++ = off;
+                }
+            }
         }
     }
 #if MF_DW_QUADS && !MF_MVE
     if (quads && (x_hi - x_lo >= 4 || row_quads)) { /* rows with runs of four interior pixels */
         for (ky = 0; ky < 3; ky++) {
-            for (kx = 0; kx < 6; kx++) {
-                cols[6 * ky + kx] = inner[3 * ky] + kx * c;
-            }
+            intptr_t *const col = cols + 6 * ky;
+            const intptr_t at = inner[3 * ky];
+            col[0] = at; /* (unrolled: an add and a store each) */
+            col[1] = at + c;
+            col[2] = at + 2 * c;
+            col[3] = at + 3 * c;
+            col[4] = at + 4 * c;
+            col[5] = at + 5 * c;
         }
     }
 #endif
