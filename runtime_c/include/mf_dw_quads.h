@@ -44,8 +44,9 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
      * block of weights and [76] its table block;
      * [80, 96) the even pass's packed words of the four pixels; [96, 112) the pixels' outputs
      * less the quad's first group offset; [112] its last group end; [116] quads left; [120] the
-     * quad's first group offset; [124] 4 step; [128] w; [132] qb; [136] the leftmost pixel's
-     * output; [140] the output step of a pixel to the right; [144] 4 dst_step; [148] 4 groups;
+     * quad's first group offset; [124] 4 step; [128] w; [132] qb; [136] the first quad's
+     * leftmost pixel's output; [140] the output step of a pixel to the right; [144] 4 dst_step;
+     * [148] 4 groups;
      * [152] zl while the first quad's column 0 is patched, else 0; [156] zr; [160] the quads
      * left at which a quad's end restores column 0 or patches column 5 (0: none); [164, 176)
      * column 0's offsets while patched. */
@@ -137,7 +138,7 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
 #define MF_DWQD_EDGE_FIRST                                                                          \
         "ldr %[f], [sp, #152]\n\t" /* a run from the left border: the first quad's column 0 */      \
         "cmp %[f], #0\n\t"                                                                          \
-        "beq 10f\n\t"                                                                               \
+        "beq 3f\n\t"                                                                                \
         "ldr %[w0], [sp, #0]\n\t"                                                                   \
         "ldr %[w1], [sp, #24]\n\t"                                                                  \
         "ldr %[w2], [sp, #48]\n\t"                                                                  \
@@ -217,19 +218,22 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
         "subs %[w0], %[w0], #1\n\t"
         "bne 1b\n\t"
         MF_DWQD_EDGE_FIRST
-        "10:\n\t" /* quad: g4 its leftmost pixel's first group offset */
+        "3:\n\t"
+        /* the pixels' outputs less the first quad's first group offset: the next quads of a run
+         * keep them while the output moves with the input (4 dst_step == 4 step, the quad's end) */
         "ldr %[a0], [sp, #136]\n\t"
         "ldr %[a1], [sp, #140]\n\t"
-        "ldr %[a2], [sp, #148]\n\t"
-        "ldr %[a3], [sp, #128]\n\t"
-        "ldr %[a4], [sp, #132]\n\t"
         "sub %[a0], %[a0], %[g4]\n\t"
         "add %[a5], %[a0], %[a1]\n\t"
         "add %[a6], %[a5], %[a1]\n\t"
         "add %[a7], %[a6], %[a1]\n\t"
-        "add %[a2], %[a2], %[g4]\n\t"
         "strd %[a0], %[a5], [sp, #96]\n\t"
         "strd %[a6], %[a7], [sp, #104]\n\t"
+        "10:\n\t" /* quad: g4 its leftmost pixel's first group offset */
+        "ldr %[a2], [sp, #148]\n\t"
+        "ldr %[a3], [sp, #128]\n\t"
+        "ldr %[a4], [sp, #132]\n\t"
+        "add %[a2], %[a2], %[g4]\n\t"
         "str %[a2], [sp, #112]\n\t"
         "str %[g4], [sp, #120]\n\t"
         "strd %[a3], %[a4], [sp, #72]\n\t"
@@ -275,18 +279,31 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
         "ldr %[a0], [sp, #116]\n\t"
         "ldr %[a1], [sp, #120]\n\t"
         "ldr %[a2], [sp, #124]\n\t"
-        "ldr %[a3], [sp, #136]\n\t"
         "ldr %[a4], [sp, #144]\n\t"
         MF_DWQD_EDGE_LOAD
         "subs %[a0], %[a0], #1\n\t"
         "beq 90f\n\t"
         "add %[g4], %[a1], %[a2]\n\t"
-        "add %[a3], %[a3], %[a4]\n\t"
         "str %[a0], [sp, #116]\n\t"
-        "str %[a3], [sp, #136]\n\t"
+        "cmp %[a2], %[a4]\n\t"
+        "bne 70f\n\t"
+        "71:\n\t"
         MF_DWQD_EDGE_CHECK
         "b 10b\n\t"
         MF_DWQD_EDGE_HANDLER
+        "70:\n\t" /* the output's step not the input's: the outputs less g4 move by the difference */
+        "sub %[a4], %[a4], %[a2]\n\t"
+        "ldr %[a1], [sp, #96]\n\t"
+        "ldr %[a3], [sp, #100]\n\t"
+        "ldr %[a6], [sp, #104]\n\t"
+        "ldr %[a7], [sp, #108]\n\t"
+        "add %[a1], %[a1], %[a4]\n\t"
+        "add %[a3], %[a3], %[a4]\n\t"
+        "add %[a6], %[a6], %[a4]\n\t"
+        "add %[a7], %[a7], %[a4]\n\t"
+        "strd %[a1], %[a3], [sp, #96]\n\t"
+        "strd %[a6], %[a7], [sp, #104]\n\t"
+        "b 71b\n\t"
         "90:\n\t"
         "add sp, sp, #176\n\t"
         : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [a4] "+r"(a4), [a5] "+r"(a5),

@@ -5,7 +5,7 @@ host (the portable C path, sanitizers on) and under QEMU mps2-an386 (the assembl
 channel counts from 4 to 256 (pairs above MF_STAGE_MAX channels when the second pixel may store
 straight out), each call also over its input at the planner's tightest forward and backward
 shifts (reverse = 1), where the second pixel of a pair stores straight out (whole pixels away)
-or through the held buffer. The same cases again with the output zero point -128 (a ReLU's), which
+or through the held buffer, and writing a channel slice of a wider output (out_stride). The same cases again with the output zero point -128 (a ReLU's), which
 the pairs and quads requantize without the sign step (MF_DW_SIGN 0)."""
 
 from __future__ import annotations
@@ -80,7 +80,11 @@ def prepared(sw: int = 1, relu: bool = False):
     if relu:  # saturated and unsaturated outputs both, so the step's omission is seen either way
         out = np.concatenate([v.ravel() for v in want.values()])
         assert np.mean(out == -128) > 0.2 and np.mean(out > -100) > 0.2
-    return placements.picked(calls, data, want, lambda c: True)
+    # and each call writing a channel slice of a wider tensor (out_stride: a run's outputs then
+    # step further than its inputs)
+    sliced = [placements.strided(c, [data[t.name] for t in c.inputs], want[c.outputs[0].name],
+                                 f"{c.kernel} {c.sources[0].name}") for c in calls]
+    return placements.picked(calls, data, want, lambda c: True) + sliced
 
 
 def sizes(runs, sign: int = 1) -> dict[str, int]:
