@@ -396,7 +396,10 @@ def dw_sizes(params: dict) -> dict[str, int]:
         return {"MF_DW_SPREAD": 0}
     sign = {"MF_DW_SIGN": int(dw_sign(p["quant"].data))}
     if (p["k_h"], p["k_w"], p["stride_w"], p["dilation_w"]) == (3, 3, 2, 1):
-        return {"MF_DW_SPREAD": 0, "MF_DW_STEP2": 1, **sign}
+        # padding 1 on the right only (SAME over an even width): a row's pairs in one run to its
+        # right border (mf_dwconv2d_s8_dsp_loop's edge2)
+        edges = int(p["pad_w"] == 0 and p["in_w"] == 2 * p["out_w"] and p["out_w"] % 2 == 0)
+        return {"MF_DW_SPREAD": 0, "MF_DW_STEP2": 1, **({"MF_DW_EDGES": 1} if edges else {}), **sign}
     if (p["k_h"], p["k_w"], p["stride_w"], p["dilation_w"]) != (3, 3, 1, 1):
         return {"MF_DW_SPREAD": 1, **sign}
     if p["out_w"] < 4:

@@ -48,8 +48,9 @@
 #define MF_DW_QUADS 0
 #endif
 /* 1 in builds with a quads call whose rows, padded by one column, start with two quads or more or
- * with one quad and a run (lower/fast.py dw_sizes): a row whose windows lie inside the image
- * vertically goes from its left border as one run (mf_dw_quads' zl and zr) */
+ * with one quad and a run, or with a stride-2 call padded on the right only over an even width
+ * (lower/fast.py dw_sizes): a row whose windows lie inside the image vertically goes from its left
+ * border as one run (mf_dw_quads' zl and zr), or to its right one (mf_dw_pairs' zr) */
 #ifndef MF_DW_EDGES
 #define MF_DW_EDGES 0
 #endif
@@ -342,6 +343,14 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                                    : pair == MF_DW_KIND_STEP2 ? MF_DW_STEP2
                                                               : MF_DW_SPREAD)); /* (Helium: mf_dw_pixels') */
     const int linked = paired && groups >= MF_DW_LINK_GROUPS;
+#if MF_DW_EDGES && !MF_MVE
+    /* stride 2, padding 0 on the left and 1 on the right (SAME over an even width): a row whose
+     * windows lie inside the image vertically goes as one run of pairs to its right border, the
+     * last pair's second pixel reading zrow for its window's third column (mf_dw_pairs' zr), not
+     * a run, then a pair by addresses of its last interior pixel and the border one */
+    const int edge2 = paired && pair == MF_DW_KIND_STEP2 && p->pad_w == 0 && p->in_w == 2 * out_w &&
+                      out_w % 2 == 0 && zrow != 0;
+#endif
 #if MF_DW_QUADS && !MF_MVE
     /* runs four at a time (mf_dw_quads.h): 3x3, stride and dilation 1 along the row, every store
      * unable to reach a word still to be read; cols its column offsets from the leftmost pixel */
@@ -476,7 +485,7 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                     int8_t *dst = output + pix * out_stride;
                     if (held != NULL) { /* an interior second pixel: the window's offsets from its base */
                         mf_dw_pairs(tap, base != NULL ? inner : tap_b, NULL, 1, (intptr_t)base, weights, p->quant,
-                                    groups, lshift, held, dst_step, b_held, pair);
+                                    groups, lshift, held, dst_step, b_held, pair, 0);
                         held = NULL;
                     } else if (linked && xx + 1 < out_w) {
                         held = dst;
@@ -506,10 +515,18 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                         continue;
                     }
 #endif
+#if MF_DW_EDGES && !MF_MVE
+                    if (edge2 && rows_in && xx == 0) {
+                        mf_dw_pairs(inner, inner, base, out_w / 2, step, weights, p->quant, groups, lshift, dst,
+                                    dst_step, b_held, pair, zrow);
+                        xx = out_w - 1;
+                        continue;
+                    }
+#endif
                     left = paired ? rest % 2 : rest;
                     if (rest > left) {
                         mf_dw_pairs(inner, inner, base, rest / 2, step, weights, p->quant, groups, lshift, dst,
-                                    dst_step, b_held, pair);
+                                    dst_step, b_held, pair, 0);
                         base += (rest - left) * step;
                         dst += (rest - left) * dst_step;
                     }

@@ -49,6 +49,8 @@ DW2 = [
     (1, 7, 11, 16, 2, 1, "VALID"),  # a run of interior pixels, a lone one at its end
     (2, 5, 6, 64, 1, 2, "SAME"),    # two images, vertical dilation 2
     (1, 3, 7, 132, 2, 1, "SAME"),   # past the held buffer
+    (1, 8, 16, 8, 2, 1, "SAME"),    # even width, right padding only: each row one run to its border
+    (1, 6, 20, 16, 2, 1, "SAME"),   # the same, four groups (a lone last pixel would pair by addresses)
 ]
 
 
@@ -168,7 +170,7 @@ BUILDS2 = {"step2": None, "all": {"MF_DW_ADJ": 1, "MF_DW_STEP2": 1, "MF_DW_SPREA
 def defines2(build: str, runs) -> dict[str, int]:
     if build.startswith("step2"):
         found = largest([r.call.sizes for r in runs])
-        assert found == {"MF_DW_STEP2": 1, "MF_DW_SPREAD": 0, "MF_DW_SIGN": int(build == "step2")}
+        assert found == {"MF_DW_STEP2": 1, "MF_DW_SPREAD": 0, "MF_DW_EDGES": 1, "MF_DW_SIGN": int(build == "step2")}
         return found
     return BUILDS2[build]
 
@@ -194,7 +196,9 @@ def test_quads_in_builds_with_four_pixels_a_row_pairs_where_two_or_three_are_lef
     a row leaves two or three (padding 0 or 1: its width modulo 4; any wider padding: always):
     KWS's five-wide rows a quad and a single pixel, no pairs; VWW's 48-wide rows none, its 6-wide
     ones a pair; stride 2 its own pairs' loop, stride 3 and dilation the other pairs' one, an
-    epilogue's clamp no pairs at all."""
+    epilogue's clamp no pairs at all; rows from border to border in one call (MF_DW_EDGES) where
+    padding 1 on the left starts them with two quads or a quad and a run, and at stride 2 where
+    padding 1 on the right only ends an even width."""
     base = dict(k_h=3, k_w=3, stride_w=1, dilation_w=1, clamp=0, quant=ConstArray("quant", table(-127)))
     adj = {"MF_DW_ADJ": 1, "MF_DW_SPREAD": 0, "MF_DW_SIGN": 1}
     quads = {"MF_DW_QUADS": 1, "MF_DW_SPREAD": 0, "MF_DW_SIGN": 1, "MF_DW_EDGES": 0}
@@ -207,9 +211,10 @@ def test_quads_in_builds_with_four_pixels_a_row_pairs_where_two_or_three_are_lef
     assert fast.dw_sizes(dict(base, in_w=6, out_w=4, pad_w=0)) == quads
     assert fast.dw_sizes(dict(base, in_w=7, out_w=9, pad_w=2)) == dict(adj, **quads)
     assert fast.dw_sizes(dict(base, in_w=5, out_w=3, pad_w=0)) == adj
-    assert fast.dw_sizes(dict(base, in_w=48, out_w=24, pad_w=0, stride_w=2)) == {"MF_DW_SPREAD": 0,
-                                                                                 "MF_DW_STEP2": 1,
-                                                                                 "MF_DW_SIGN": 1}
+    step2 = {"MF_DW_SPREAD": 0, "MF_DW_STEP2": 1, "MF_DW_SIGN": 1}
+    assert fast.dw_sizes(dict(base, in_w=48, out_w=24, pad_w=0, stride_w=2)) == dict(step2, MF_DW_EDGES=1)
+    assert fast.dw_sizes(dict(base, in_w=47, out_w=24, pad_w=0, stride_w=2)) == step2  # no right padding
+    assert fast.dw_sizes(dict(base, in_w=46, out_w=23, pad_w=0, stride_w=2)) == step2  # an odd width
     assert fast.dw_sizes(dict(base, in_w=48, out_w=16, pad_w=0, stride_w=3)) == {"MF_DW_SPREAD": 1,
                                                                                  "MF_DW_SIGN": 1}
     assert fast.dw_sizes(dict(base, in_w=48, out_w=48, pad_w=1, dilation_w=2)) == {"MF_DW_SPREAD": 1,
