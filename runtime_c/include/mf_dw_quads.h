@@ -16,7 +16,8 @@
  * A run by offsets may start at a row's left border and end at its right one (padding 1: a row's
  * first 4 q pixels in one call, mf_dwconv2d_s8_dsp_body.h): `zl` (the input zero point's row, else
  * 0) redirects the first quad's column 0 there, `zr` the last quad's column 5 (their frame
- * entries patched: zrow less the quad's leftmost window, restored after the first quad).
+ * entries patched: zrow less the quad's leftmost window, restored after the first quad), and `zv`
+ * (24 r + 4, else 0) a window row r above or below the image to it, for every quad.
  *
  * Access order: a group's words are stored once all four windows have read that group (both
  * passes), so the caller takes this path only when no store can reach a word still to be read
@@ -33,11 +34,12 @@
  * 6) from the leftmost pixel's first tap (a run of interior pixels: off[3 row] + col in_c; a
  * forward run from a row's left border, zl the zero point's row: the first quad's column 0 reads
  * it; to its right border, zr, quads >= 2: the last quad's column 5); or four pixels anywhere in
- * a row (quads 1, base NULL, step +-1 the walk's direction, zl = zr = 0): cols the leftmost
- * pixel's column addresses, the input zero point's row outside. */
+ * a row (quads 1, base NULL, step +-1 the walk's direction, zl = zr = zv = 0): cols the leftmost
+ * pixel's column addresses, the input zero point's row outside. zv (with zl) a window row
+ * outside the image: 24 r + 4 for row r, its six columns the zero point's row. */
 MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t quads, intptr_t step,
                            const uint32_t *w, const int32_t *qb, int32_t groups, int32_t lshift, int8_t *dst,
-                           int32_t dst_step, intptr_t zl, intptr_t zr)
+                           int32_t dst_step, intptr_t zl, intptr_t zr, int32_t zv)
 {
 #if MF_ASM_LOOPS && !MF_MVE
     /* The frame: [0, 72) the column offsets (row r column k at 24 r + 4 k); [72] the group's
@@ -48,15 +50,16 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
      * leftmost pixel's output; [140] the output step of a pixel to the right; [144] 4 dst_step;
      * [148] 4 groups;
      * [152] zl while the first quad's column 0 is patched, else 0; [156] zr; [160] the quads
-     * left at which a quad's end restores column 0 or patches column 5 (0: none); [164, 176)
-     * column 0's offsets while patched. */
+     * left at which a quad's end restores column 0 or patches column 5 or a row (0: none);
+     * [164, 176) column 0's offsets while patched; [176] zv; [180] zl. */
     const int32_t back = step < 0 ? 3 : 0; /* a reversed run's quads: their leftmost pixel first */
     int32_t a0 = quads, a1 = (int32_t)(4 * step), a2 = (int32_t)(uintptr_t)w, a3 = (int32_t)(uintptr_t)qb;
     int32_t a4 = 4 * groups, a5 = (int32_t)(uintptr_t)(dst + back * dst_step);
     int32_t a6 = step < 0 ? -dst_step : dst_step, a7 = 4 * dst_step;
     int32_t g4 = base == NULL ? 0 : (int32_t)((uintptr_t)base + (uintptr_t)(back * step));
-    int32_t e = (int32_t)(uintptr_t)cols, f = (int32_t)zl, w0 = (int32_t)zr, w1, w2;
-    /* the first quad's end restores column 0 (zl), the one before the last patches column 5 (zr) */
+    int32_t e = (int32_t)(uintptr_t)cols, f = (int32_t)zl, w0 = (int32_t)zr, w1, w2 = zv;
+    /* the first quad's end restores column 0 (zl) and patches the row outside again (zv), the
+     * one before the last patches column 5 (zr) */
     w1 = !MF_DW_EDGES || quads < 2 ? 0 : zl ? quads - 1 : zr ? 1 : 0;
     (void)lshift; /* folded into the weights' block (MF_W16) */
     /* lo += x.bottom w.bottom, hi += x.top w.top: two channels of one pixel */
@@ -134,7 +137,15 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
 #define MF_DWQD_EDGE_SAVE                                                                           \
         "str %[f], [sp, #152]\n\t"                                                                  \
         "str %[w0], [sp, #156]\n\t"                                                                 \
-        "str %[w1], [sp, #160]\n\t"
+        "str %[w1], [sp, #160]\n\t"                                                                 \
+        "str %[w2], [sp, #176]\n\t"                                                                 \
+        "str %[f], [sp, #180]\n\t"
+    /* window row zv / 24 at the zero point's row: v (zrow less g4) into its six words */
+#define MF_DWQD_EDGE_ROW(v, at)                                                                     \
+        "add %[" #at "], sp, %[" #at "]\n\t"                                                        \
+        "strd %[" #v "], %[" #v "], [%[" #at "], #-4]\n\t"                                          \
+        "strd %[" #v "], %[" #v "], [%[" #at "], #4]\n\t"                                           \
+        "strd %[" #v "], %[" #v "], [%[" #at "], #12]\n\t"
 #define MF_DWQD_EDGE_FIRST                                                                          \
         "ldr %[f], [sp, #152]\n\t" /* a run from the left border: the first quad's column 0 */      \
         "cmp %[f], #0\n\t"                                                                          \
@@ -148,15 +159,19 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
         "sub %[f], %[f], %[g4]\n\t"                                                                 \
         "str %[f], [sp, #0]\n\t"                                                                    \
         "str %[f], [sp, #24]\n\t"                                                                   \
-        "str %[f], [sp, #48]\n\t"
+        "str %[f], [sp, #48]\n\t"                                                                   \
+        "ldr %[w2], [sp, #176]\n\t" /* and a window row outside the image */                        \
+        "cmp %[w2], #0\n\t"                                                                         \
+        "beq 3f\n\t"                                                                                \
+        MF_DWQD_EDGE_ROW(f, w2)
 #define MF_DWQD_EDGE_LOAD                                                                           \
         "ldr %[a5], [sp, #160]\n\t"
 #define MF_DWQD_EDGE_CHECK                                                                          \
         "cmp %[a0], %[a5]\n\t"                                                                      \
         "beq 60f\n\t"
 #define MF_DWQD_EDGE_HANDLER                                                                        \
-        "60:\n\t" /* after the first quad column 0 back; before the last one column 5 patched */    \
-        "ldr %[f], [sp, #152]\n\t"                                                                  \
+        "60:\n\t" /* after the first quad column 0 back; the row outside for each quad; */          \
+        "ldr %[f], [sp, #152]\n\t" /* before the last one column 5 patched */                       \
         "cmp %[f], #0\n\t"                                                                          \
         "beq 61f\n\t"                                                                               \
         "ldr %[w0], [sp, #164]\n\t"                                                                 \
@@ -168,22 +183,37 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
         "mov %[f], #0\n\t"                                                                          \
         "str %[f], [sp, #152]\n\t"                                                                  \
         "61:\n\t"                                                                                   \
+        "ldr %[w2], [sp, #176]\n\t"                                                                 \
+        "cmp %[w2], #0\n\t"                                                                         \
+        "beq 64f\n\t"                                                                               \
+        "ldr %[f], [sp, #180]\n\t"                                                                  \
+        "sub %[f], %[f], %[g4]\n\t"                                                                 \
+        MF_DWQD_EDGE_ROW(f, w2)                                                                     \
+        "64:\n\t"                                                                                   \
         "ldr %[f], [sp, #156]\n\t"                                                                  \
         "cmp %[f], #0\n\t"                                                                          \
         "beq 62f\n\t"                                                                               \
         "cmp %[a0], #1\n\t"                                                                         \
-        "bne 63f\n\t"                                                                               \
+        "bne 62f\n\t"                                                                               \
         "sub %[f], %[f], %[g4]\n\t"                                                                 \
         "str %[f], [sp, #20]\n\t"                                                                   \
         "str %[f], [sp, #44]\n\t"                                                                   \
         "str %[f], [sp, #68]\n\t"                                                                   \
-        "62:\n\t" /* no more */                                                                     \
-        "mov %[f], #0\n\t"                                                                          \
-        "str %[f], [sp, #160]\n\t"                                                                  \
-        "b 10b\n\t"                                                                                 \
-        "63:\n\t" /* column 5 before the last quad */                                               \
-        "mov %[f], #1\n\t"                                                                          \
-        "str %[f], [sp, #160]\n\t"                                                                  \
+        "62:\n\t" /* the next event: each quad's end while a row is outside, else column 5's */     \
+        "mov %[w1], #0\n\t"                                                                         \
+        "cmp %[a0], #1\n\t"                                                                         \
+        "ble 65f\n\t"                                                                               \
+        "ldr %[w2], [sp, #176]\n\t"                                                                 \
+        "cmp %[w2], #0\n\t"                                                                         \
+        "it ne\n\t"                                                                                 \
+        "subne %[w1], %[a0], #1\n\t"                                                                \
+        "bne 65f\n\t"                                                                               \
+        "ldr %[f], [sp, #156]\n\t"                                                                  \
+        "cmp %[f], #0\n\t"                                                                          \
+        "it ne\n\t"                                                                                 \
+        "movne %[w1], #1\n\t"                                                                       \
+        "65:\n\t"                                                                                   \
+        "str %[w1], [sp, #160]\n\t"                                                                 \
         "b 10b\n\t"
 #else
 #define MF_DWQD_EDGE_SAVE
@@ -193,7 +223,7 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
 #define MF_DWQD_EDGE_HANDLER
 #endif
     __asm__ volatile(
-        "sub sp, sp, #176\n\t"
+        "sub sp, sp, #184\n\t"
         MF_DWQD_EDGE_SAVE
         "str %[a0], [sp, #116]\n\t"
         "str %[a1], [sp, #124]\n\t"
@@ -305,10 +335,10 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
         "strd %[a6], %[a7], [sp, #104]\n\t"
         "b 71b\n\t"
         "90:\n\t"
-        "add sp, sp, #176\n\t"
+        "add sp, sp, #184\n\t"
         : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [a4] "+r"(a4), [a5] "+r"(a5),
           [a6] "+r"(a6), [a7] "+r"(a7), [g4] "+r"(g4), [e] "+r"(e), [f] "+r"(f), [w0] "+r"(w0),
-          [w1] "+r"(w1), [w2] "=&r"(w2)
+          [w1] "+r"(w1), [w2] "+r"(w2)
         :
         : "cc", "memory");
 #undef MF_DWQD_MAC
@@ -323,6 +353,7 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
 #undef MF_DWQD_EDGE_LOAD
 #undef MF_DWQD_EDGE_CHECK
 #undef MF_DWQD_EDGE_HANDLER
+#undef MF_DWQD_EDGE_ROW
 #else
     /* pixel by pixel in the walk's order, each one's taps from the columns */
     const int32_t back = step < 0 ? 3 : 0, right = back ? -dst_step : dst_step;
@@ -336,8 +367,8 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
             for (t = 0; t < 9; t++) {
                 const int32_t k = j + t % 3; /* the column */
                 tap[t] = cols[6 * (t / 3) + k];
-                if ((k == 0 && q == 0 && zl) || (k == 5 && q == quads - 1 && zr)) {
-                    tap[t] = (intptr_t)((uintptr_t)(k == 0 ? zl : zr) - left);
+                if ((k == 0 && q == 0 && zl) || (k == 5 && q == quads - 1 && zr) || (zv && t / 3 == zv / 24)) {
+                    tap[t] = (intptr_t)((uintptr_t)(k == 5 && zr ? zr : zl) - left);
                 }
             }
             mf_dw_pixels(tap, 9, (const int8_t *)left, 0, w, qb, groups, lshift, out + j * right, 1, 0, 0);

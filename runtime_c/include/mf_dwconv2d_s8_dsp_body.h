@@ -357,11 +357,12 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
     const int quads = direct && b_direct && k_h == 3 && k_w == 3 && p->stride_w == 1 && dil_w == 1;
     intptr_t cols[18], cols_at[18]; /* a run's offsets; four pixels' addresses */
     /* padding 1 (zrow) along the row, forward: a row whose window rows all lie inside the image
-     * starts with `row_quads` quads in one call by offsets, from the left border (the first
-     * quad's column 0 at zrow) to the right one if they reach it (4 row_quads == in_w: the last
-     * quad's column 5 there too), not a quad by addresses at each end and a run between; where
-     * that is one quad, only in calls that have the run's offsets anyway (KWS's five-wide rows,
-     * a band call a row, keep their quad by addresses: the offsets would cost it what it saves) */
+     * (or all but its first or its last: mf_dw_quads' zv) starts with `row_quads` quads in one
+     * call by offsets, from the left border (the first quad's column 0 at zrow) to the right one
+     * if they reach it (4 row_quads == in_w: the last quad's column 5 there too), not quads by
+     * addresses at each end (or all along) and a run between; where that is one quad, only in
+     * calls that have the run's offsets anyway (KWS's five-wide rows, a band call a row, keep
+     * their quad by addresses: the offsets would cost it what it saves) */
     const int32_t fours = MF_MIN(out_w, p->in_w) / 4;
     const int32_t row_quads = MF_DW_EDGES && quads && !reverse && p->pad_w == 1 && zrow != 0 &&
                               (fours >= 2 || x_hi - x_lo >= 4) ? fours : 0;
@@ -415,11 +416,19 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
             }
             xx = 0;
 #if MF_DW_QUADS && !MF_MVE
-            if (row_quads && rows_in) { /* (forward: the row's first pixel first) */
-                mf_dw_quads(cols, (const int8_t *)((uintptr_t)rows[0] - (uintptr_t)c), row_quads, c, weights,
-                            p->quant, groups, lshift, output + (n * out_h + oy) * out_w * out_stride, dst_step,
-                            zrow, row_quads >= 2 && 4 * row_quads == p->in_w ? zrow : 0);
-                xx = 4 * row_quads;
+            if (row_quads) { /* (forward: the row's first pixel first) */
+                /* all three window rows inside the image, or the first or the last one outside
+                 * (zv: its words the zero point's row) */
+                const int32_t zv = rows_in ? 0
+                                   : rows[0] == NULL && rows[1] != NULL && rows[2] != NULL ? 4
+                                   : rows[0] != NULL && rows[1] != NULL && rows[2] == NULL ? 52 : -1;
+                if (zv >= 0) {
+                    const uintptr_t at = (uintptr_t)image + (uintptr_t)(y0 * row_bytes) - (uintptr_t)c;
+                    mf_dw_quads(cols, (const int8_t *)at, row_quads, c, weights, p->quant, groups, lshift,
+                                output + (n * out_h + oy) * out_w * out_stride, dst_step, zrow,
+                                row_quads >= 2 && 4 * row_quads == p->in_w ? zrow : 0, zv);
+                    xx = 4 * row_quads;
+                }
             }
 #endif
             for (; xx < out_w; xx++) {
@@ -460,7 +469,7 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                         }
                     }
                     mf_dw_quads(cols_at, NULL, 1, dir, weights, p->quant, groups, lshift, output + pix * out_stride,
-                                dst_step, 0, 0);
+                                dst_step, 0, 0, 0);
                     xx += 3;
                     continue;
                 }
@@ -503,7 +512,7 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
 #if MF_DW_QUADS && !MF_MVE
                     if (quads && run >= 4) {
                         mf_dw_quads(cols, base, run / 4, step, weights, p->quant, groups, lshift, dst, dst_step, 0,
-                                    0);
+                                    0, 0);
                         base += (run & ~3) * step;
                         dst += (run & ~3) * dst_step;
                         rest = run & 3;
