@@ -51,7 +51,8 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
      * [148] 4 groups;
      * [152] zl while the first quad's column 0 is patched, else 0; [156] zr; [160] the quads
      * left at which a quad's end restores column 0 or patches column 5 or a row (0: none);
-     * [164, 176) column 0's offsets while patched; [176] zv; [180] zl. */
+     * [164, 176) column 0's offsets while patched; [176] zv; [180] zl ([152] and up only in
+     * MF_DW_EDGES builds, MF_DWQD_FRAME). */
     const int32_t back = step < 0 ? 3 : 0; /* a reversed run's quads: their leftmost pixel first */
     int32_t a0 = quads, a1 = (int32_t)(4 * step), a2 = (int32_t)(uintptr_t)w, a3 = (int32_t)(uintptr_t)qb;
     int32_t a4 = 4 * groups, a5 = (int32_t)(uintptr_t)(dst + back * dst_step);
@@ -215,7 +216,9 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
         "65:\n\t"                                                                                   \
         "str %[w1], [sp, #160]\n\t"                                                                 \
         "b 10b\n\t"
+#define MF_DWQD_FRAME "184"
 #else
+#define MF_DWQD_FRAME "152" /* (no edge words) */
 #define MF_DWQD_EDGE_SAVE
 #define MF_DWQD_EDGE_FIRST
 #define MF_DWQD_EDGE_LOAD
@@ -223,7 +226,7 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
 #define MF_DWQD_EDGE_HANDLER
 #endif
     __asm__ volatile(
-        "sub sp, sp, #184\n\t"
+        "sub sp, sp, #" MF_DWQD_FRAME "\n\t"
         MF_DWQD_EDGE_SAVE
         "str %[a0], [sp, #116]\n\t"
         "str %[a1], [sp, #124]\n\t"
@@ -335,7 +338,7 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
         "strd %[a6], %[a7], [sp, #104]\n\t"
         "b 71b\n\t"
         "90:\n\t"
-        "add sp, sp, #184\n\t"
+        "add sp, sp, #" MF_DWQD_FRAME "\n\t"
         : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [a4] "+r"(a4), [a5] "+r"(a5),
           [a6] "+r"(a6), [a7] "+r"(a7), [g4] "+r"(g4), [e] "+r"(e), [f] "+r"(f), [w0] "+r"(w0),
           [w1] "+r"(w1), [w2] "+r"(w2)
@@ -354,6 +357,7 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
 #undef MF_DWQD_EDGE_CHECK
 #undef MF_DWQD_EDGE_HANDLER
 #undef MF_DWQD_EDGE_ROW
+#undef MF_DWQD_FRAME
 #else
     /* pixel by pixel in the walk's order, each one's taps from the columns */
     const int32_t back = step < 0 ? 3 : 0, right = back ? -dst_step : dst_step;
