@@ -389,20 +389,45 @@ def dw_sizes(params: dict) -> dict[str, int]:
     where some are left over two or three at a time; stride 2, pixels two columns apart
     (MF_DW_STEP2); any other pairs (MF_DW_SPREAD). A build leaves out what none of its calls needs
     (KWS: five-wide rows, stride 1, a quad and a single pixel a row: neither the pairs nor the
-    other loops)."""
+    other loops). MF_DW_SIGN: 1 if the call's requantization needs the pairs' and quads' sign step
+    (dw_sign), so a build whose calls all have a ReLU's output zero point leaves it out."""
     p = params
     if p["clamp"]:
         return {"MF_DW_SPREAD": 0}
+    sign = {"MF_DW_SIGN": int(dw_sign(p["quant"].data))}
     if (p["k_h"], p["k_w"], p["stride_w"], p["dilation_w"]) == (3, 3, 2, 1):
-        return {"MF_DW_SPREAD": 0, "MF_DW_STEP2": 1}
+        # padding 1 on the right only (SAME over an even width): a row's pairs in one run to its
+        # right border (mf_dwconv2d_s8_dsp_loop's edge2)
+        edges = int(p["pad_w"] == 0 and p["in_w"] == 2 * p["out_w"] and p["out_w"] % 2 == 0)
+        return {"MF_DW_SPREAD": 0, "MF_DW_STEP2": 1, **({"MF_DW_EDGES": 1} if edges else {}), **sign}
     if (p["k_h"], p["k_w"], p["stride_w"], p["dilation_w"]) != (3, 3, 1, 1):
-        return {"MF_DW_SPREAD": 1}
+        return {"MF_DW_SPREAD": 1, **sign}
     if p["out_w"] < 4:
-        return {"MF_DW_SPREAD": 0, "MF_DW_ADJ": 1}
+        return {"MF_DW_SPREAD": 0, "MF_DW_ADJ": 1, **sign}
     # a row's first four by addresses, its run of interior pixels four at a time, its last four by
     # addresses (mf_dwconv2d_s8_dsp_loop): with padding 0 or 1 only a rest of 2 or 3 pairs
     pairs = p["pad_w"] > 1 or p["out_w"] % 4 >= 2
-    return {"MF_DW_SPREAD": 0, "MF_DW_QUADS": 1, **({"MF_DW_ADJ": 1} if pairs else {})}
+    # padding 1: a row from its left border in one call where that is two quads or more, or one
+    # and a run after it (mf_dwconv2d_s8_dsp_loop's row_quads; the interior [1, min(in_w - 1, out_w)))
+    fours, interior = min(p["out_w"], p["in_w"]) // 4, min(p["in_w"] - 1, p["out_w"]) - 1
+    edges = int(p["pad_w"] == 1 and (fours >= 2 or interior >= 4))
+    return {"MF_DW_SPREAD": 0, "MF_DW_QUADS": 1, **({"MF_DW_ADJ": 1} if pairs else {}), "MF_DW_EDGES": edges,
+            **sign}
+
+
+def dw_sign(quant: np.ndarray) -> bool:
+    """Whether the pairs' and quads' requantization needs its sign step (MF_DW_SIGN) for this
+    channel table (quant_blocks: [bias x4, mult x4, round x4, rshift x4] a group). Without it a
+    negative accumulator a gives SMMLAR(a, mult, round) <= round (a * mult + 2^31 < 2^31), so at
+    most round >> rshift after the shift, where the step would give one less: where that is -128
+    or less (round = 2^(rshift - 1) + out_zp << rshift: the output zero point -128) both saturate
+    to -128, which is TFLite's value too (its scaling of a negative accumulator is at most 0, the
+    zero point added, the clamp at -128). A dead channel (mult 0, round 1 + 2 v, rshift 1) gives v
+    either way."""
+    t = np.asarray(quant, np.int64).reshape(-1, 4, 4)
+    mult, rnd, rshift = t[:, 1], t[:, 2], t[:, 3]
+    live = mult != 0
+    return bool(np.any(live & ((mult < 0) | ((rnd >> rshift) > -128))))
 
 
 def dw_words(taps: np.ndarray) -> np.ndarray:

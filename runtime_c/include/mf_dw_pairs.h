@@ -33,11 +33,14 @@
  * offsets from a pixel's first tap, pixel i at base + i step storing to dst + i dst_step. Any
  * two pixels one after the other: pairs 1, base NULL, off the first's tap addresses (as
  * mf_dw_pixels' border pixels), the second's at off_b + step (its addresses and step 0, or the
- * window's offsets and its first tap's address: no list to build), storing to dst + dst_step. */
+ * window's offsets and its first tap's address: no list to build), storing to dst + dst_step.
+ * zr (a run to a row's right border, MF_DW_EDGES builds; else 0): the input zero point's row,
+ * which the last pair's second pixel reads for its window's third column (stride 2, padding 0
+ * on the left and 1 on the right: the column past the row's end). */
 MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int8_t *base, int32_t pairs,
                            intptr_t step,
                            const uint32_t *w, const int32_t *qb, int32_t groups, int32_t lshift,
-                           int8_t *dst, int32_t dst_step, uint32_t *held, int32_t kind)
+                           int8_t *dst, int32_t dst_step, uint32_t *held, int32_t kind, intptr_t zr)
 {
 #if MF_ASM_LOOPS && !MF_MVE
     /* The frame: [0, 72) the taps of A and B ((off[t], off[t] + step) at 8 t), [72] -
@@ -46,11 +49,11 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
      * first group offset [88] the last group end [92] the first group offset; [96] pairs left
      * [100] 2 step [104] qb [108] w - 4 [112] the pair's dst [116] 2 dst_step [120] 4 groups
      * [124] dst_step [128] held (NULL: B stores straight out) [132] w while it is the
-     * requantization's scratch [136] kind (mf_dwconv2d_s8_dsp_body.h MF_DW_KIND_*). */
+     * requantization's scratch [136] kind (mf_dwconv2d_s8_dsp_body.h MF_DW_KIND_*) [140] zr. */
     int32_t a0 = (int32_t)(uintptr_t)off, a1 = (int32_t)step, a2 = pairs, a3 = (int32_t)(uintptr_t)qb;
     int32_t a4 = 4 * groups, a5 = kind, a6 = (int32_t)(uintptr_t)dst, a7 = dst_step;
     int32_t g4 = (int32_t)(uintptr_t)base, x = (int32_t)(uintptr_t)held, r = (int32_t)(uintptr_t)off_b;
-    int32_t wl, wo;
+    int32_t wl, wo = (int32_t)zr;
     (void)lshift; /* folded into the weights' block (MF_W16) */
     /* pixel A's word of tap t (its address in the frame), split and multiplied with the tap's
      * weights (wl, wo) into A's accumulators */
@@ -123,7 +126,10 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
     "smlabb %[a5], %[r], %[wo], %[a5]\n\t"             \
     "smlatt %[a7], %[r], %[wo], %[a7]\n\t"             \
     MF_DWQ_A(t)
-    /* channel c of A (p) and B (q): x holds the table block, w (saved at [132]) is free */
+    /* channel c of A (p) and B (q): x holds the table block; with MF_DW_SIGN w (saved at [132])
+     * is the sign step's scratch, without it the addend goes in as it is
+     * (mf_dwconv2d_s8_dsp_body.h: a negative p saturates to -128 with or without the step) */
+#if MF_DW_SIGN
 #define MF_DWQ_RQ(c, p, q)                                     \
     "ldr %[wl], [%[x], #(16 + 4 * " #c ")]\n\t"                \
     "ldr %[wo], [%[x], #(32 + 4 * " #c ")]\n\t"                \
@@ -136,6 +142,22 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
     "smmlar %[" #q "], %[" #q "], %[wl], %[w]\n\t"             \
     "asr %[" #q "], %[" #q "], %[r]\n\t"                       \
     "ssat %[" #q "], #8, %[" #q "]\n\t"
+#define MF_DWQ_SAVE_W "str %[w], [sp, #132]\n\t" /* behind a load: 1 cycle */
+#define MF_DWQ_LOAD_W "ldr %[w], [sp, #132]\n\t"
+#else
+#define MF_DWQ_RQ(c, p, q)                                     \
+    "ldr %[wl], [%[x], #(16 + 4 * " #c ")]\n\t"                \
+    "ldr %[wo], [%[x], #(32 + 4 * " #c ")]\n\t"                \
+    "ldr %[r], [%[x], #(48 + 4 * " #c ")]\n\t"                 \
+    "smmlar %[" #p "], %[" #p "], %[wl], %[wo]\n\t"            \
+    "asr %[" #p "], %[" #p "], %[r]\n\t"                       \
+    "ssat %[" #p "], #8, %[" #p "]\n\t"                        \
+    "smmlar %[" #q "], %[" #q "], %[wl], %[wo]\n\t"            \
+    "asr %[" #q "], %[" #q "], %[r]\n\t"                       \
+    "ssat %[" #q "], #8, %[" #q "]\n\t"
+#define MF_DWQ_SAVE_W ""
+#define MF_DWQ_LOAD_W ""
+#endif
     /* the four saturated values into p0's bytes (its bits 8 and up, sign copies, overwritten) */
 #define MF_DWQ_PACK(p0, p1, p2, p3)                          \
     "bfi %[" #p0 "], %[" #p1 "], #8, #8\n\t"                \
@@ -153,14 +175,14 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
         "ldr %[" #b3 "], [%[w], #16]\n\t"                                                          \
         taps /* (the last one moves w onto 4 bytes before the next group's block) */               \
         "ldr %[x], [sp, #76]\n\t"                                                                  \
-        "str %[w], [sp, #132]\n\t" /* behind a load: 1 cycle */                                    \
+        MF_DWQ_SAVE_W                                                                              \
         "add %[x], %[x], %[g4], lsl #4\n\t" /* the group's table block */                          \
         MF_DWQ_RQ(0, a0, a4) MF_DWQ_RQ(1, a1, a5) MF_DWQ_RQ(2, a2, a6) MF_DWQ_RQ(3, a3, a7)        \
         MF_DWQ_PACK(a0, a1, a2, a3) MF_DWQ_PACK(a4, a5, a6, a7)                                    \
         "ldr %[wl], [sp, #80]\n\t" /* the outputs' addresses less the group offset, w and the      \
                                       * group end: four loads in a run, the first store behind */  \
         "ldr %[wo], [sp, #84]\n\t"                                                                 \
-        "ldr %[w], [sp, #132]\n\t"                                                                 \
+        MF_DWQ_LOAD_W                                                                              \
         "ldr %[r], [sp, #88]\n\t"                                                                  \
         "str %[a0], [%[wl], %[g4]]\n\t"                                                            \
         "str %[a4], [%[wo], %[g4]]\n\t"                                                            \
@@ -180,8 +202,27 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
     MF_DWQ_TAPBA_(2, a0, a1, a2, a3) MF_DWQ_TAPR(0) MF_DWQ_TAP(1, "") MF_DWQ_TAPBA(5) MF_DWQ_TAPR(3) \
     MF_DWQ_TAP(4, "") MF_DWQ_TAPBA(8) MF_DWQ_TAPR(6) MF_DWQ_TAP(7, "")          \
     "add %[w], %[w], #(16 + 8 * 9)\n\t"
+    /* a run to the right border (zr): before its last pair, B's third column (taps 2, 5, 8: the
+     * frame's words 8 t + 4) at the zero point's row (zr less A's first group offset) */
+#if MF_DW_EDGES
+#define MF_DWQ_EDGE_SAVE "str %[wo], [sp, #140]\n\t"
+#define MF_DWQ_EDGE_LAST                 \
+        "cmp %[a0], #1\n\t"            \
+        "bne 10b\n\t"                  \
+        "ldr %[wo], [sp, #140]\n\t"    \
+        "cmp %[wo], #0\n\t"            \
+        "beq 10b\n\t"                  \
+        "sub %[wo], %[wo], %[g4]\n\t"  \
+        "str %[wo], [sp, #20]\n\t"     \
+        "str %[wo], [sp, #44]\n\t"     \
+        "str %[wo], [sp, #68]\n\t"
+#else
+#define MF_DWQ_EDGE_SAVE
+#define MF_DWQ_EDGE_LAST
+#endif
     __asm__ volatile(
         "sub sp, sp, #144\n\t"
+        MF_DWQ_EDGE_SAVE
         "str %[x], [sp, #128]\n\t"
         "str %[a5], [sp, #136]\n\t"
         "str %[a7], [sp, #124]\n\t"
@@ -283,12 +324,13 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
         "add %[a2], %[a2], %[a3]\n\t"
         "str %[a0], [sp, #96]\n\t"
         "str %[a2], [sp, #112]\n\t"
+        MF_DWQ_EDGE_LAST
         "b 10b\n\t"
         "90:\n\t"
         "add sp, sp, #144\n\t"
         : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [a4] "+r"(a4), [a5] "+r"(a5),
           [a6] "+r"(a6), [a7] "+r"(a7), [g4] "+r"(g4), [w] "+r"(w), [x] "+r"(x), [r] "+r"(r),
-          [wl] "=&r"(wl), [wo] "=&r"(wo)
+          [wl] "=&r"(wl), [wo] "+r"(wo)
         :
         : "cc", "memory");
 #undef MF_DWQ_TAP
@@ -304,10 +346,30 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
 #undef MF_DWQ_TAPBA
 #undef MF_DWQ_TAPR
 #undef MF_DWQ_RQ
+#undef MF_DWQ_SAVE_W
+#undef MF_DWQ_LOAD_W
 #undef MF_DWQ_PACK
+#undef MF_DWQ_EDGE_SAVE
+#undef MF_DWQ_EDGE_LAST
 #else
     (void)held;
     (void)kind;
+#if MF_MVE /* (Helium never runs to a border: mf_dwconv2d_s8_dsp_loop's edge2) */
+    (void)zr;
+#else
+    if (off_b == off && zr) { /* the run's last pixel: its third column at zr */
+        const int32_t n = 2 * pairs - 1;
+        const uintptr_t last = (uintptr_t)base + (uintptr_t)(n * step);
+        intptr_t tap[9];
+        int32_t t;
+        mf_dw_pixels(off, 9, base, 0, w, qb, groups, lshift, dst, n, (int32_t)step, dst_step);
+        for (t = 0; t < 9; t++) {
+            tap[t] = t % 3 == 2 ? (intptr_t)((uintptr_t)zr - last) : off[t];
+        }
+        mf_dw_pixels(tap, 9, (const int8_t *)last, 0, w, qb, groups, lshift, dst + n * dst_step, 1, 0, 0);
+        return;
+    }
+#endif
     if (off_b == off) {
         mf_dw_pixels(off, 9, base, 0, w, qb, groups, lshift, dst, 2 * pairs, (int32_t)step, dst_step);
     } else {

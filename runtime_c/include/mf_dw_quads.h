@@ -13,6 +13,12 @@
  * pass packs each pixel's two bytes (BFI) into the frame, the odd pass fills in the other two and
  * stores the word.
  *
+ * A run by offsets may start at a row's left border and end at its right one (padding 1: a row's
+ * first 4 q pixels in one call, mf_dwconv2d_s8_dsp_body.h): `zl` (the input zero point's row, else
+ * 0) redirects the first quad's column 0 there, `zr` the last quad's column 5 (their frame
+ * entries patched: zrow less the quad's leftmost window, restored after the first quad), and `zv`
+ * (24 r + 4, else 0) a window row r above or below the image to it, for every quad.
+ *
  * Access order: a group's words are stored once all four windows have read that group (both
  * passes), so the caller takes this path only when no store can reach a word still to be read
  * (the output apart from the input, or over it whole pixels away: mf_dw_pairs.h's b_direct).
@@ -25,26 +31,37 @@
 
 /* `quads` fours of pixels walked from base (pixel i's window at base + i step, its groups to dst +
  * i dst_step; step = +-in_c: reversed runs walk leftwards), cols the 18 column offsets [row][0 ..
- * 6) from the leftmost pixel's first tap (a run of interior pixels: off[3 row] + col in_c); or
- * four pixels anywhere in a row (quads 1, base NULL, step +-1 the walk's direction): cols the
- * leftmost pixel's column addresses, the input zero point's row outside. */
+ * 6) from the leftmost pixel's first tap (a run of interior pixels: off[3 row] + col in_c; a
+ * forward run from a row's left border, zl the zero point's row: the first quad's column 0 reads
+ * it; to its right border, zr, quads >= 2: the last quad's column 5); or four pixels anywhere in
+ * a row (quads 1, base NULL, step +-1 the walk's direction, zl = zr = zv = 0): cols the leftmost
+ * pixel's column addresses, the input zero point's row outside. zv (with zl) a window row
+ * outside the image: 24 r + 4 for row r, its six columns the zero point's row. */
 MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t quads, intptr_t step,
                            const uint32_t *w, const int32_t *qb, int32_t groups, int32_t lshift, int8_t *dst,
-                           int32_t dst_step)
+                           int32_t dst_step, intptr_t zl, intptr_t zr, int32_t zv)
 {
 #if MF_ASM_LOOPS && !MF_MVE
     /* The frame: [0, 72) the column offsets (row r column k at 24 r + 4 k); [72] the group's
      * block of weights and [76] its table block;
      * [80, 96) the even pass's packed words of the four pixels; [96, 112) the pixels' outputs
      * less the quad's first group offset; [112] its last group end; [116] quads left; [120] the
-     * quad's first group offset; [124] 4 step; [128] w; [132] qb; [136] the leftmost pixel's
-     * output; [140] the output step of a pixel to the right; [144] 4 dst_step; [148] 4 groups. */
+     * quad's first group offset; [124] 4 step; [128] w; [132] qb; [136] the first quad's
+     * leftmost pixel's output; [140] the output step of a pixel to the right; [144] 4 dst_step;
+     * [148] 4 groups;
+     * [152] zl while the first quad's column 0 is patched, else 0; [156] zr; [160] the quads
+     * left at which a quad's end restores column 0 or patches column 5 or a row (0: none);
+     * [164, 176) column 0's offsets while patched; [176] zv; [180] zl ([152] and up only in
+     * MF_DW_EDGES builds, MF_DWQD_FRAME). */
     const int32_t back = step < 0 ? 3 : 0; /* a reversed run's quads: their leftmost pixel first */
     int32_t a0 = quads, a1 = (int32_t)(4 * step), a2 = (int32_t)(uintptr_t)w, a3 = (int32_t)(uintptr_t)qb;
     int32_t a4 = 4 * groups, a5 = (int32_t)(uintptr_t)(dst + back * dst_step);
     int32_t a6 = step < 0 ? -dst_step : dst_step, a7 = 4 * dst_step;
     int32_t g4 = base == NULL ? 0 : (int32_t)((uintptr_t)base + (uintptr_t)(back * step));
-    int32_t e = (int32_t)(uintptr_t)cols, f, w0, w1, w2;
+    int32_t e = (int32_t)(uintptr_t)cols, f = (int32_t)zl, w0 = (int32_t)zr, w1, w2 = zv;
+    /* the first quad's end restores column 0 (zl) and patches the row outside again (zv), the
+     * one before the last patches column 5 (zr) */
+    w1 = !MF_DW_EDGES || quads < 2 ? 0 : zl ? quads - 1 : zr ? 1 : 0;
     (void)lshift; /* folded into the weights' block (MF_W16) */
     /* lo += x.bottom w.bottom, hi += x.top w.top: two channels of one pixel */
 #define MF_DWQD_MAC(lo, hi, x, w)                              \
@@ -81,12 +98,21 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
     MF_DWQD_COLS(r, 4, sx)                                 \
     MF_DWQD_MAC(a4, a5, e, w2) MF_DWQD_MAC(a6, a7, e, w1)  \
     MF_DWQD_MAC(a6, a7, f, w2)
-    /* requantize p with the channel's constants (w0 multiplier, w1 addend, w2 shift) */
+    /* requantize p with the channel's constants (w0 multiplier, w1 addend, w2 shift); without
+     * MF_DW_SIGN the addend goes in as it is (mf_dwconv2d_s8_dsp_body.h: a negative p saturates
+     * to -128 with or without the sign step) */
+#if MF_DW_SIGN
 #define MF_DWQD_Q(p)                                   \
     "add %[f], %[w1], %[" #p "], asr #31\n\t"          \
     "smmlar %[" #p "], %[" #p "], %[w0], %[f]\n\t"     \
     "asr %[" #p "], %[" #p "], %[w2]\n\t"              \
     "ssat %[" #p "], #8, %[" #p "]\n\t"
+#else
+#define MF_DWQD_Q(p)                                   \
+    "smmlar %[" #p "], %[" #p "], %[w0], %[w1]\n\t"    \
+    "asr %[" #p "], %[" #p "], %[w2]\n\t"              \
+    "ssat %[" #p "], #8, %[" #p "]\n\t"
+#endif
     /* a pass over the group's channels o / 4 and o / 4 + 2 (o 0 the even pass, 4 the odd): the
      * biases (into a6 and a7, the addends of every pixel's first products: two loads, not
      * eight), the rows, the requantization (the table block's entries o bytes in) */
@@ -107,8 +133,101 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
     "ldr %[w1], [%[e], #(40 + " #o ")]\n\t"                                       \
     "ldr %[w2], [%[e], #(56 + " #o ")]\n\t"                                       \
     MF_DWQD_Q(a1) MF_DWQD_Q(a3) MF_DWQD_Q(a5) MF_DWQD_Q(a7)
+    /* the borders of a run from a row's left one to its right one (MF_DW_EDGES builds) */
+#if MF_DW_EDGES
+#define MF_DWQD_EDGE_SAVE                                                                           \
+        "str %[f], [sp, #152]\n\t"                                                                  \
+        "str %[w0], [sp, #156]\n\t"                                                                 \
+        "str %[w1], [sp, #160]\n\t"                                                                 \
+        "str %[w2], [sp, #176]\n\t"                                                                 \
+        "str %[f], [sp, #180]\n\t"
+    /* window row zv / 24 at the zero point's row: v (zrow less g4) into its six words */
+#define MF_DWQD_EDGE_ROW(v, at)                                                                     \
+        "add %[" #at "], sp, %[" #at "]\n\t"                                                        \
+        "strd %[" #v "], %[" #v "], [%[" #at "], #-4]\n\t"                                          \
+        "strd %[" #v "], %[" #v "], [%[" #at "], #4]\n\t"                                           \
+        "strd %[" #v "], %[" #v "], [%[" #at "], #12]\n\t"
+#define MF_DWQD_EDGE_FIRST                                                                          \
+        "ldr %[f], [sp, #152]\n\t" /* a run from the left border: the first quad's column 0 */      \
+        "cmp %[f], #0\n\t"                                                                          \
+        "beq 3f\n\t"                                                                                \
+        "ldr %[w0], [sp, #0]\n\t"                                                                   \
+        "ldr %[w1], [sp, #24]\n\t"                                                                  \
+        "ldr %[w2], [sp, #48]\n\t"                                                                  \
+        "str %[w0], [sp, #164]\n\t"                                                                 \
+        "str %[w1], [sp, #168]\n\t"                                                                 \
+        "str %[w2], [sp, #172]\n\t"                                                                 \
+        "sub %[f], %[f], %[g4]\n\t"                                                                 \
+        "str %[f], [sp, #0]\n\t"                                                                    \
+        "str %[f], [sp, #24]\n\t"                                                                   \
+        "str %[f], [sp, #48]\n\t"                                                                   \
+        "ldr %[w2], [sp, #176]\n\t" /* and a window row outside the image */                        \
+        "cmp %[w2], #0\n\t"                                                                         \
+        "beq 3f\n\t"                                                                                \
+        MF_DWQD_EDGE_ROW(f, w2)
+#define MF_DWQD_EDGE_LOAD                                                                           \
+        "ldr %[a5], [sp, #160]\n\t"
+#define MF_DWQD_EDGE_CHECK                                                                          \
+        "cmp %[a0], %[a5]\n\t"                                                                      \
+        "beq 60f\n\t"
+#define MF_DWQD_EDGE_HANDLER                                                                        \
+        "60:\n\t" /* after the first quad column 0 back; the row outside for each quad; */          \
+        "ldr %[f], [sp, #152]\n\t" /* before the last one column 5 patched */                       \
+        "cmp %[f], #0\n\t"                                                                          \
+        "beq 61f\n\t"                                                                               \
+        "ldr %[w0], [sp, #164]\n\t"                                                                 \
+        "ldr %[w1], [sp, #168]\n\t"                                                                 \
+        "ldr %[w2], [sp, #172]\n\t"                                                                 \
+        "str %[w0], [sp, #0]\n\t"                                                                   \
+        "str %[w1], [sp, #24]\n\t"                                                                  \
+        "str %[w2], [sp, #48]\n\t"                                                                  \
+        "mov %[f], #0\n\t"                                                                          \
+        "str %[f], [sp, #152]\n\t"                                                                  \
+        "61:\n\t"                                                                                   \
+        "ldr %[w2], [sp, #176]\n\t"                                                                 \
+        "cmp %[w2], #0\n\t"                                                                         \
+        "beq 64f\n\t"                                                                               \
+        "ldr %[f], [sp, #180]\n\t"                                                                  \
+        "sub %[f], %[f], %[g4]\n\t"                                                                 \
+        MF_DWQD_EDGE_ROW(f, w2)                                                                     \
+        "64:\n\t"                                                                                   \
+        "ldr %[f], [sp, #156]\n\t"                                                                  \
+        "cmp %[f], #0\n\t"                                                                          \
+        "beq 62f\n\t"                                                                               \
+        "cmp %[a0], #1\n\t"                                                                         \
+        "bne 62f\n\t"                                                                               \
+        "sub %[f], %[f], %[g4]\n\t"                                                                 \
+        "str %[f], [sp, #20]\n\t"                                                                   \
+        "str %[f], [sp, #44]\n\t"                                                                   \
+        "str %[f], [sp, #68]\n\t"                                                                   \
+        "62:\n\t" /* the next event: each quad's end while a row is outside, else column 5's */     \
+        "mov %[w1], #0\n\t"                                                                         \
+        "cmp %[a0], #1\n\t"                                                                         \
+        "ble 65f\n\t"                                                                               \
+        "ldr %[w2], [sp, #176]\n\t"                                                                 \
+        "cmp %[w2], #0\n\t"                                                                         \
+        "it ne\n\t"                                                                                 \
+        "subne %[w1], %[a0], #1\n\t"                                                                \
+        "bne 65f\n\t"                                                                               \
+        "ldr %[f], [sp, #156]\n\t"                                                                  \
+        "cmp %[f], #0\n\t"                                                                          \
+        "it ne\n\t"                                                                                 \
+        "movne %[w1], #1\n\t"                                                                       \
+        "65:\n\t"                                                                                   \
+        "str %[w1], [sp, #160]\n\t"                                                                 \
+        "b 10b\n\t"
+#define MF_DWQD_FRAME "184"
+#else
+#define MF_DWQD_FRAME "152" /* (no edge words) */
+#define MF_DWQD_EDGE_SAVE
+#define MF_DWQD_EDGE_FIRST
+#define MF_DWQD_EDGE_LOAD
+#define MF_DWQD_EDGE_CHECK
+#define MF_DWQD_EDGE_HANDLER
+#endif
     __asm__ volatile(
-        "sub sp, sp, #152\n\t"
+        "sub sp, sp, #" MF_DWQD_FRAME "\n\t"
+        MF_DWQD_EDGE_SAVE
         "str %[a0], [sp, #116]\n\t"
         "str %[a1], [sp, #124]\n\t"
         "str %[a2], [sp, #128]\n\t"
@@ -131,19 +250,23 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
         "strd %[a4], %[a5], [%[f]], #8\n\t"
         "subs %[w0], %[w0], #1\n\t"
         "bne 1b\n\t"
-        "10:\n\t" /* quad: g4 its leftmost pixel's first group offset */
+        MF_DWQD_EDGE_FIRST
+        "3:\n\t"
+        /* the pixels' outputs less the first quad's first group offset: the next quads of a run
+         * keep them while the output moves with the input (4 dst_step == 4 step, the quad's end) */
         "ldr %[a0], [sp, #136]\n\t"
         "ldr %[a1], [sp, #140]\n\t"
-        "ldr %[a2], [sp, #148]\n\t"
-        "ldr %[a3], [sp, #128]\n\t"
-        "ldr %[a4], [sp, #132]\n\t"
         "sub %[a0], %[a0], %[g4]\n\t"
         "add %[a5], %[a0], %[a1]\n\t"
         "add %[a6], %[a5], %[a1]\n\t"
         "add %[a7], %[a6], %[a1]\n\t"
-        "add %[a2], %[a2], %[g4]\n\t"
         "strd %[a0], %[a5], [sp, #96]\n\t"
         "strd %[a6], %[a7], [sp, #104]\n\t"
+        "10:\n\t" /* quad: g4 its leftmost pixel's first group offset */
+        "ldr %[a2], [sp, #148]\n\t"
+        "ldr %[a3], [sp, #128]\n\t"
+        "ldr %[a4], [sp, #132]\n\t"
+        "add %[a2], %[a2], %[g4]\n\t"
         "str %[a2], [sp, #112]\n\t"
         "str %[g4], [sp, #120]\n\t"
         "strd %[a3], %[a4], [sp, #72]\n\t"
@@ -189,20 +312,36 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
         "ldr %[a0], [sp, #116]\n\t"
         "ldr %[a1], [sp, #120]\n\t"
         "ldr %[a2], [sp, #124]\n\t"
-        "ldr %[a3], [sp, #136]\n\t"
         "ldr %[a4], [sp, #144]\n\t"
+        MF_DWQD_EDGE_LOAD
         "subs %[a0], %[a0], #1\n\t"
         "beq 90f\n\t"
         "add %[g4], %[a1], %[a2]\n\t"
-        "add %[a3], %[a3], %[a4]\n\t"
         "str %[a0], [sp, #116]\n\t"
-        "str %[a3], [sp, #136]\n\t"
+        "cmp %[a2], %[a4]\n\t"
+        "bne 70f\n\t"
+        "71:\n\t"
+        MF_DWQD_EDGE_CHECK
         "b 10b\n\t"
+        MF_DWQD_EDGE_HANDLER
+        "70:\n\t" /* the output's step not the input's: the outputs less g4 move by the difference */
+        "sub %[a4], %[a4], %[a2]\n\t"
+        "ldr %[a1], [sp, #96]\n\t"
+        "ldr %[a3], [sp, #100]\n\t"
+        "ldr %[a6], [sp, #104]\n\t"
+        "ldr %[a7], [sp, #108]\n\t"
+        "add %[a1], %[a1], %[a4]\n\t"
+        "add %[a3], %[a3], %[a4]\n\t"
+        "add %[a6], %[a6], %[a4]\n\t"
+        "add %[a7], %[a7], %[a4]\n\t"
+        "strd %[a1], %[a3], [sp, #96]\n\t"
+        "strd %[a6], %[a7], [sp, #104]\n\t"
+        "b 71b\n\t"
         "90:\n\t"
-        "add sp, sp, #152\n\t"
+        "add sp, sp, #" MF_DWQD_FRAME "\n\t"
         : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [a4] "+r"(a4), [a5] "+r"(a5),
-          [a6] "+r"(a6), [a7] "+r"(a7), [g4] "+r"(g4), [e] "+r"(e), [f] "=&r"(f), [w0] "=&r"(w0),
-          [w1] "=&r"(w1), [w2] "=&r"(w2)
+          [a6] "+r"(a6), [a7] "+r"(a7), [g4] "+r"(g4), [e] "+r"(e), [f] "+r"(f), [w0] "+r"(w0),
+          [w1] "+r"(w1), [w2] "+r"(w2)
         :
         : "cc", "memory");
 #undef MF_DWQD_MAC
@@ -212,6 +351,13 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
 #undef MF_DWQD_Q
 #undef MF_DWQD_PASS
 #undef MF_DWQD_RELOAD
+#undef MF_DWQD_EDGE_SAVE
+#undef MF_DWQD_EDGE_FIRST
+#undef MF_DWQD_EDGE_LOAD
+#undef MF_DWQD_EDGE_CHECK
+#undef MF_DWQD_EDGE_HANDLER
+#undef MF_DWQD_EDGE_ROW
+#undef MF_DWQD_FRAME
 #else
     /* pixel by pixel in the walk's order, each one's taps from the columns */
     const int32_t back = step < 0 ? 3 : 0, right = back ? -dst_step : dst_step;
@@ -223,7 +369,11 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
         for (i = 0; i < 4; i++) {
             const int32_t j = back ? 3 - i : i; /* from the left */
             for (t = 0; t < 9; t++) {
-                tap[t] = cols[6 * (t / 3) + j + t % 3];
+                const int32_t k = j + t % 3; /* the column */
+                tap[t] = cols[6 * (t / 3) + k];
+                if ((k == 0 && q == 0 && zl) || (k == 5 && q == quads - 1 && zr) || (zv && t / 3 == zv / 24)) {
+                    tap[t] = (intptr_t)((uintptr_t)(k == 5 && zr ? zr : zl) - left);
+                }
             }
             mf_dw_pixels(tap, 9, (const int8_t *)left, 0, w, qb, groups, lshift, out + j * right, 1, 0, 0);
         }

@@ -47,11 +47,27 @@
 #ifndef MF_DW_QUADS
 #define MF_DW_QUADS 0
 #endif
+/* 1 in builds with a quads call whose rows, padded by one column, start with two quads or more or
+ * with one quad and a run, or with a stride-2 call padded on the right only over an even width
+ * (lower/fast.py dw_sizes): a row whose windows lie inside the image vertically goes from its left
+ * border as one run (mf_dw_quads' zl and zr), or to its right one (mf_dw_pairs' zr) */
+#ifndef MF_DW_EDGES
+#define MF_DW_EDGES 0
+#endif
 /* mf_dw_pairs' group loops in this build (lower/fast.py dw_sizes), by the pair's kind: the second
  * pixel the first's right neighbour in a 3x3 window (MF_DW_ADJ: a row's columns shared) or two
  * columns to its right (MF_DW_STEP2: stride 2, one column shared), never in a backward plan; any
  * other pair (MF_DW_SPREAD). A build that leaves a loop out pairs no pixels of its kind: they go
  * one at a time. Without dw_sizes, the last one only. */
+/* 1: mf_dw_pairs and mf_dw_quads requantize with the sign step (SMMLAR's addend less 1 for a
+ * negative accumulator, mf_fast.h's rounding of TFLite's); 0 in builds whose calls through them
+ * all have an addend that a negative accumulator cannot lift above -128 (lower/fast.py
+ * dw_sizes: the output zero point -128, a ReLU's): SMMLAR adds at most 0 to the addend there, the
+ * shift leaves at most the zero point, so the value saturates to -128 with the step or without,
+ * as TFLite's does (its scaling of a negative accumulator is at most 0). */
+#ifndef MF_DW_SIGN
+#define MF_DW_SIGN 1
+#endif
 #define MF_DW_KIND_ANY 0
 #define MF_DW_KIND_ADJ 1
 #define MF_DW_KIND_STEP2 2
@@ -327,27 +343,63 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                                    : pair == MF_DW_KIND_STEP2 ? MF_DW_STEP2
                                                               : MF_DW_SPREAD)); /* (Helium: mf_dw_pixels') */
     const int linked = paired && groups >= MF_DW_LINK_GROUPS;
+#if MF_DW_EDGES && !MF_MVE
+    /* stride 2, padding 0 on the left and 1 on the right (SAME over an even width): a row whose
+     * windows lie inside the image vertically goes as one run of pairs to its right border, the
+     * last pair's second pixel reading zrow for its window's third column (mf_dw_pairs' zr), not
+     * a run, then a pair by addresses of its last interior pixel and the border one */
+    const int edge2 = paired && pair == MF_DW_KIND_STEP2 && p->pad_w == 0 && p->in_w == 2 * out_w &&
+                      out_w % 2 == 0 && zrow != 0;
+#endif
 #if MF_DW_QUADS && !MF_MVE
     /* runs four at a time (mf_dw_quads.h): 3x3, stride and dilation 1 along the row, every store
      * unable to reach a word still to be read; cols its column offsets from the leftmost pixel */
     const int quads = direct && b_direct && k_h == 3 && k_w == 3 && p->stride_w == 1 && dil_w == 1;
     intptr_t cols[18], cols_at[18]; /* a run's offsets; four pixels' addresses */
+    /* padding 1 (zrow) along the row, forward: a row whose window rows all lie inside the image
+     * (or all but its first or its last: mf_dw_quads' zv) starts with `row_quads` quads in one
+     * call by offsets, from the left border (the first quad's column 0 at zrow) to the right one
+     * if they reach it (4 row_quads == in_w: the last quad's column 5 there too), not quads by
+     * addresses at each end (or all along) and a run between; where that is one quad, only in
+     * calls that have the run's offsets anyway (KWS's five-wide rows, a band call a row, keep
+     * their quad by addresses: the offsets would cost it what it saves) */
+    const int32_t fours = MF_MIN(out_w, p->in_w) / 4;
+    const int32_t row_quads = MF_DW_EDGES && quads && !reverse && p->pad_w == 1 && zrow != 0 &&
+                              (fours >= 2 || x_hi - x_lo >= 4) ? fours : 0;
 #endif
     const int32_t dir = reverse ? -1 : 1, dst_step = dir * out_stride;
     int8_t *held = NULL; /* the first pixel of a pair by addresses, its taps in `tap` */
     int32_t nn, yy, xx, ky, kx, si;
 
-    for (ky = 0; ky < k_h; ky++) {
-        for (kx = 0; kx < k_w; kx++) {
-            inner[ky * k_w + kx] = ky * p->dilation_h * row_bytes + kx * p->dilation_w * c;
+    { /* (sums, not products, a 3-wide window's rows unrolled: every call pays this, a
+       * cascade's band calls one a row) */
+        const intptr_t down = (intptr_t)p->dilation_h * row_bytes, right = (intptr_t)dil_w * c;
+        intptr_t *at = inner, row = 0;
+        for (ky = 0; ky < k_h; ky++, row += down) {
+            if (k_w == 3) {
+                at[0] = row;
+                at[1] = row + right;
+                at[2] = row + 2 * right;
+                at += 3;
+            } else {
+                intptr_t off = row;
+                for (kx = 0; kx < k_w; kx++, off += right) {
+                    *at++ = off;
+                }
+            }
         }
     }
 #if MF_DW_QUADS && !MF_MVE
-    if (quads && x_hi - x_lo >= 4) { /* rows with runs of four interior pixels (not KWS's) */
+    if (quads && (x_hi - x_lo >= 4 || row_quads)) { /* rows with runs of four interior pixels */
         for (ky = 0; ky < 3; ky++) {
-            for (kx = 0; kx < 6; kx++) {
-                cols[6 * ky + kx] = inner[3 * ky] + kx * c;
-            }
+            intptr_t *const col = cols + 6 * ky;
+            const intptr_t at = inner[3 * ky];
+            col[0] = at; /* (unrolled: an add and a store each) */
+            col[1] = at + c;
+            col[2] = at + 2 * c;
+            col[3] = at + 3 * c;
+            col[4] = at + 4 * c;
+            col[5] = at + 5 * c;
         }
     }
 #endif
@@ -362,7 +414,24 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                 const int32_t iy = y0 + ky * p->dilation_h;
                 rows[ky] = iy >= 0 && iy < p->in_h ? image + iy * row_bytes : NULL;
             }
-            for (xx = 0; xx < out_w; xx++) {
+            xx = 0;
+#if MF_DW_QUADS && !MF_MVE
+            if (row_quads) { /* (forward: the row's first pixel first) */
+                /* all three window rows inside the image, or the first or the last one outside
+                 * (zv: its words the zero point's row) */
+                const int32_t zv = rows_in ? 0
+                                   : rows[0] == NULL && rows[1] != NULL && rows[2] != NULL ? 4
+                                   : rows[0] != NULL && rows[1] != NULL && rows[2] == NULL ? 52 : -1;
+                if (zv >= 0) {
+                    const uintptr_t at = (uintptr_t)image + (uintptr_t)(y0 * row_bytes) - (uintptr_t)c;
+                    mf_dw_quads(cols, (const int8_t *)at, row_quads, c, weights, p->quant, groups, lshift,
+                                output + (n * out_h + oy) * out_w * out_stride, dst_step, zrow,
+                                row_quads >= 2 && 4 * row_quads == p->in_w ? zrow : 0, zv);
+                    xx = 4 * row_quads;
+                }
+            }
+#endif
+            for (; xx < out_w; xx++) {
                 const int32_t ox = reverse ? out_w - 1 - xx : xx;
                 const int32_t x0 = ox * p->stride_w - p->pad_w;
                 const int32_t pix = (n * out_h + oy) * out_w + ox;
@@ -400,7 +469,7 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                         }
                     }
                     mf_dw_quads(cols_at, NULL, 1, dir, weights, p->quant, groups, lshift, output + pix * out_stride,
-                                dst_step);
+                                dst_step, 0, 0, 0);
                     xx += 3;
                     continue;
                 }
@@ -425,7 +494,7 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                     int8_t *dst = output + pix * out_stride;
                     if (held != NULL) { /* an interior second pixel: the window's offsets from its base */
                         mf_dw_pairs(tap, base != NULL ? inner : tap_b, NULL, 1, (intptr_t)base, weights, p->quant,
-                                    groups, lshift, held, dst_step, b_held, pair);
+                                    groups, lshift, held, dst_step, b_held, pair, 0);
                         held = NULL;
                     } else if (linked && xx + 1 < out_w) {
                         held = dst;
@@ -442,7 +511,8 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                     int8_t *dst = output + pix * out_stride;
 #if MF_DW_QUADS && !MF_MVE
                     if (quads && run >= 4) {
-                        mf_dw_quads(cols, base, run / 4, step, weights, p->quant, groups, lshift, dst, dst_step);
+                        mf_dw_quads(cols, base, run / 4, step, weights, p->quant, groups, lshift, dst, dst_step, 0,
+                                    0, 0);
                         base += (run & ~3) * step;
                         dst += (run & ~3) * dst_step;
                         rest = run & 3;
@@ -454,10 +524,18 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                         continue;
                     }
 #endif
+#if MF_DW_EDGES && !MF_MVE
+                    if (edge2 && rows_in && xx == 0) {
+                        mf_dw_pairs(inner, inner, base, out_w / 2, step, weights, p->quant, groups, lshift, dst,
+                                    dst_step, b_held, pair, zrow);
+                        xx = out_w - 1;
+                        continue;
+                    }
+#endif
                     left = paired ? rest % 2 : rest;
                     if (rest > left) {
                         mf_dw_pairs(inner, inner, base, rest / 2, step, weights, p->quant, groups, lshift, dst,
-                                    dst_step, b_held, pair);
+                                    dst_step, b_held, pair, 0);
                         base += (rest - left) * step;
                         dst += (rest - left) * dst_step;
                     }

@@ -5,16 +5,17 @@ host (the portable C path, sanitizers on) and under QEMU mps2-an386 (the assembl
 channel counts from 4 to 256 (pairs above MF_STAGE_MAX channels when the second pixel may store
 straight out), each call also over its input at the planner's tightest forward and backward
 shifts (reverse = 1), where the second pixel of a pair stores straight out (whole pixels away)
-or through the held buffer."""
+or through the held buffer, and writing a channel slice of a wider output (out_stride). The same cases again with the output zero point -128 (a ReLU's), which
+the pairs and quads requantize without the sign step (MF_DW_SIGN 0)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from microfuse.ir import DType, Graph, Tensor
+from microfuse.ir import DType, Graph, Quant, Tensor
 from microfuse.lower import fast
-from microfuse.lower.call import largest
+from microfuse.lower.call import ConstArray, largest
 from microfuse.ops.attrs import DepthwiseAttrs
 from microfuse.testing.modelgen import merge
 from microfuse.testing.stages import lowered
@@ -48,10 +49,14 @@ DW2 = [
     (1, 7, 11, 16, 2, 1, "VALID"),  # a run of interior pixels, a lone one at its end
     (2, 5, 6, 64, 1, 2, "SAME"),    # two images, vertical dilation 2
     (1, 3, 7, 132, 2, 1, "SAME"),   # past the held buffer
+    (1, 8, 16, 8, 2, 1, "SAME"),    # even width, right padding only: each row one run to its border
+    (1, 6, 20, 16, 2, 1, "SAME"),   # the same, four groups (a lone last pixel would pair by addresses)
 ]
 
 
-def dw_graph(rng, case, sw: int = 1) -> Graph:
+def dw_graph(rng, case, sw: int = 1, relu: bool = False) -> Graph:
+    """One case; relu: the output zero point -128 (the quantization a fused ReLU gives), so that
+    every negative accumulator saturates to -128."""
     n, h, w, c, sh, dh, padding = case
     attrs = DepthwiseAttrs(padding, sw, sh, 1, "NONE", 1, dh)
     xq, wq = act_quant(rng), weight_quant(rng, c, 3, rng.random() < 0.7)
@@ -59,34 +64,44 @@ def dw_graph(rng, case, sw: int = 1) -> Graph:
     x = Tensor("input", (n, h, w, c), DType.INT8, xq)
     wt = Tensor("weights", wshape, DType.INT8, wq, int8_weights(rng, wshape))
     b = int32_bias(rng, c, xq, wq)
-    y = Tensor("output", (), DType.INT8, out_quant(rng, xq, wq, 9))
+    yq = out_quant(rng, xq, wq, 9)
+    y = Tensor("output", (), DType.INT8, Quant(yq.scale, (-128,)) if relu else yq)
     return single_op("DEPTHWISE_CONV_2D", [x, wt, b], y, attrs)
 
 
-def prepared(sw: int = 1):
+def prepared(sw: int = 1, relu: bool = False):
     """The cases (stride sw along the rows), each one call, and the arena scenarios of every call
     with TFLM's outputs."""
     cases = DW if sw == 1 else DW2
     rng = np.random.default_rng(SEED + sw - 1)
-    graph = merge([dw_graph(rng, c, sw) for c in cases], "dw3x3")
+    graph = merge([dw_graph(rng, c, sw, relu) for c in cases], "dw3x3")
     data, want = placements.tflm_case(graph, SEED + sw)
     calls = lowered(graph)
     assert [c.kernel for c in calls] == ["mf_dwconv2d_s8_dsp"] * len(cases)
     assert all(c.params["clamp"] == 0 for c in calls)
-    return placements.picked(calls, data, want, lambda c: True)
+    if relu:  # saturated and unsaturated outputs both, so the step's omission is seen either way
+        out = np.concatenate([v.ravel() for v in want.values()])
+        assert np.mean(out == -128) > 0.2 and np.mean(out > -100) > 0.2
+    # and each call writing a channel slice of a wider tensor (out_stride: a run's outputs then
+    # step further than its inputs)
+    sliced = [placements.strided(c, [data[t.name] for t in c.inputs], want[c.outputs[0].name],
+                                 f"{c.kernel} {c.sources[0].name}") for c in calls]
+    return placements.picked(calls, data, want, lambda c: True) + sliced
 
 
-def sizes(runs) -> dict[str, int]:
+def sizes(runs, sign: int = 1) -> dict[str, int]:
     """The macros a build of these calls defines (mf_config.h): stride 1, so the pairs of
     neighbours only (MF_DW_ADJ), and rows of four interior pixels or more four at a time
-    (MF_DW_QUADS, mf_dw_quads.h)."""
+    (MF_DW_QUADS, mf_dw_quads.h), rows from their left border as one run of them (MF_DW_EDGES);
+    the sign step (MF_DW_SIGN) unless every output zero point is -128."""
     found = largest([r.call.sizes for r in runs])
-    assert found == {"MF_DW_ADJ": 1, "MF_DW_QUADS": 1, "MF_DW_SPREAD": 0}
+    assert found == {"MF_DW_ADJ": 1, "MF_DW_QUADS": 1, "MF_DW_SPREAD": 0, "MF_DW_EDGES": 1, "MF_DW_SIGN": sign}
     return found
 
 
-# the code a build compiles: its own (quads), the quads without pairs (KWS's build: a row's two
-# or three left over go one at a time), the pairs of neighbours only, both pair loops (a build
+# the code a build compiles: its own (quads), the quads without pairs nor rows from their border
+# (KWS's build: a row's two or three left over go one at a time, its quads by addresses at each
+# end and its runs between), the pairs of neighbours only, both pair loops (a build
 # with other pairs too: each pair takes one at run time), the other pairs' loop only (no
 # dw_sizes macros: every pair by it)
 BUILDS = {"quads": None, "quads_alone": {"MF_DW_QUADS": 1, "MF_DW_SPREAD": 0},
@@ -122,21 +137,47 @@ def test_3x3_stride1_paths_match_tflm_under_qemu_m7(tmp_path, build):
     assert not failures, "\n".join(failures)
 
 
+# the output zero point -128: the build's own macros (the sign step left out), and the pairs'
+# loops all three, also without it
+RELU_BUILDS = {"quads": None, "both": {"MF_DW_ADJ": 1, "MF_DW_SPREAD": 1, "MF_DW_SIGN": 0}}
+
+
+def relu_defines(build: str, runs) -> dict[str, int]:
+    return sizes(runs, sign=0) if build == "quads" else RELU_BUILDS[build]
+
+
+@pytest.mark.parametrize("build", list(RELU_BUILDS))
+def test_3x3_stride1_paths_without_the_sign_step_match_tflm_on_host(tmp_path, build):
+    runs = prepared(relu=True)
+    failures = placements.run(runs, tmp_path, defines=relu_defines(build, runs))
+    assert not failures, "\n".join(failures)
+
+
+@on_qemu
+@pytest.mark.parametrize("board", ["qemu-mps2-an386", "qemu-mps2-an500"])
+@pytest.mark.parametrize("build", list(RELU_BUILDS))
+def test_3x3_stride1_paths_without_the_sign_step_match_tflm_under_qemu(tmp_path, build, board):
+    runs = prepared(relu=True)
+    failures = placements.run(runs, tmp_path, board, defines=relu_defines(build, runs))
+    assert not failures, "\n".join(failures)
+
+
 # stride 2: its own loop (as built), beside the others, or the other pairs' loop only
-BUILDS2 = {"step2": None, "all": {"MF_DW_ADJ": 1, "MF_DW_STEP2": 1, "MF_DW_SPREAD": 1}, "spread": {}}
+BUILDS2 = {"step2": None, "all": {"MF_DW_ADJ": 1, "MF_DW_STEP2": 1, "MF_DW_SPREAD": 1}, "spread": {},
+           "step2_relu": None}
 
 
 def defines2(build: str, runs) -> dict[str, int]:
-    if build == "step2":
+    if build.startswith("step2"):
         found = largest([r.call.sizes for r in runs])
-        assert found == {"MF_DW_STEP2": 1, "MF_DW_SPREAD": 0}
+        assert found == {"MF_DW_STEP2": 1, "MF_DW_SPREAD": 0, "MF_DW_EDGES": 1, "MF_DW_SIGN": int(build == "step2")}
         return found
     return BUILDS2[build]
 
 
 @pytest.mark.parametrize("build", list(BUILDS2))
 def test_3x3_stride2_pairs_match_tflm_on_host(tmp_path, build):
-    runs = prepared(2)
+    runs = prepared(2, build.endswith("relu"))
     failures = placements.run(runs, tmp_path, defines=defines2(build, runs))
     assert not failures, "\n".join(failures)
 
@@ -145,7 +186,7 @@ def test_3x3_stride2_pairs_match_tflm_on_host(tmp_path, build):
 @pytest.mark.parametrize("board", ["qemu-mps2-an386", "qemu-mps2-an500"])
 @pytest.mark.parametrize("build", list(BUILDS2))
 def test_3x3_stride2_pairs_match_tflm_under_qemu(tmp_path, build, board):
-    runs = prepared(2)
+    runs = prepared(2, build.endswith("relu"))
     failures = placements.run(runs, tmp_path, board, defines=defines2(build, runs))
     assert not failures, "\n".join(failures)
 
@@ -155,19 +196,55 @@ def test_quads_in_builds_with_four_pixels_a_row_pairs_where_two_or_three_are_lef
     a row leaves two or three (padding 0 or 1: its width modulo 4; any wider padding: always):
     KWS's five-wide rows a quad and a single pixel, no pairs; VWW's 48-wide rows none, its 6-wide
     ones a pair; stride 2 its own pairs' loop, stride 3 and dilation the other pairs' one, an
-    epilogue's clamp no pairs at all."""
-    base = dict(k_h=3, k_w=3, stride_w=1, dilation_w=1, clamp=0)
-    adj = {"MF_DW_ADJ": 1, "MF_DW_SPREAD": 0}
-    quads = {"MF_DW_QUADS": 1, "MF_DW_SPREAD": 0}
-    assert fast.dw_sizes(dict(base, in_w=5, out_w=5, pad_w=1)) == quads
-    assert fast.dw_sizes(dict(base, in_w=6, out_w=6, pad_w=1)) == dict(adj, MF_DW_QUADS=1)
-    assert fast.dw_sizes(dict(base, in_w=7, out_w=7, pad_w=1)) == dict(adj, MF_DW_QUADS=1)
-    assert fast.dw_sizes(dict(base, in_w=48, out_w=48, pad_w=1)) == quads
+    epilogue's clamp no pairs at all; rows from border to border in one call (MF_DW_EDGES) where
+    padding 1 on the left starts them with two quads or a quad and a run, and at stride 2 where
+    padding 1 on the right only ends an even width."""
+    base = dict(k_h=3, k_w=3, stride_w=1, dilation_w=1, clamp=0, quant=ConstArray("quant", table(-127)))
+    adj = {"MF_DW_ADJ": 1, "MF_DW_SPREAD": 0, "MF_DW_SIGN": 1}
+    quads = {"MF_DW_QUADS": 1, "MF_DW_SPREAD": 0, "MF_DW_SIGN": 1, "MF_DW_EDGES": 0}
+    edges = dict(quads, MF_DW_EDGES=1)
+    assert fast.dw_sizes(dict(base, in_w=5, out_w=5, pad_w=1)) == quads  # one quad, no run
+    assert fast.dw_sizes(dict(base, in_w=6, out_w=6, pad_w=1)) == dict(adj, **edges)  # a quad and a run
+    assert fast.dw_sizes(dict(base, in_w=7, out_w=7, pad_w=1)) == dict(adj, **edges)
+    assert fast.dw_sizes(dict(base, in_w=8, out_w=8, pad_w=1)) == edges  # two quads
+    assert fast.dw_sizes(dict(base, in_w=48, out_w=48, pad_w=1)) == edges
     assert fast.dw_sizes(dict(base, in_w=6, out_w=4, pad_w=0)) == quads
-    assert fast.dw_sizes(dict(base, in_w=7, out_w=9, pad_w=2)) == dict(adj, MF_DW_QUADS=1)
+    assert fast.dw_sizes(dict(base, in_w=7, out_w=9, pad_w=2)) == dict(adj, **quads)
     assert fast.dw_sizes(dict(base, in_w=5, out_w=3, pad_w=0)) == adj
-    assert fast.dw_sizes(dict(base, in_w=48, out_w=24, pad_w=0, stride_w=2)) == {"MF_DW_SPREAD": 0,
-                                                                                 "MF_DW_STEP2": 1}
-    assert fast.dw_sizes(dict(base, in_w=48, out_w=16, pad_w=0, stride_w=3)) == {"MF_DW_SPREAD": 1}
-    assert fast.dw_sizes(dict(base, in_w=48, out_w=48, pad_w=1, dilation_w=2)) == {"MF_DW_SPREAD": 1}
+    step2 = {"MF_DW_SPREAD": 0, "MF_DW_STEP2": 1, "MF_DW_SIGN": 1}
+    assert fast.dw_sizes(dict(base, in_w=48, out_w=24, pad_w=0, stride_w=2)) == dict(step2, MF_DW_EDGES=1)
+    assert fast.dw_sizes(dict(base, in_w=47, out_w=24, pad_w=0, stride_w=2)) == step2  # no right padding
+    assert fast.dw_sizes(dict(base, in_w=46, out_w=23, pad_w=0, stride_w=2)) == step2  # an odd width
+    assert fast.dw_sizes(dict(base, in_w=48, out_w=16, pad_w=0, stride_w=3)) == {"MF_DW_SPREAD": 1,
+                                                                                 "MF_DW_SIGN": 1}
+    assert fast.dw_sizes(dict(base, in_w=48, out_w=48, pad_w=1, dilation_w=2)) == {"MF_DW_SPREAD": 1,
+                                                                                   "MF_DW_SIGN": 1}
     assert fast.dw_sizes(dict(base, in_w=48, out_w=48, pad_w=1, clamp=1)) == {"MF_DW_SPREAD": 0}
+
+
+def table(out_zp: int, rshift: int = 7, mult: int = 1 << 30) -> np.ndarray:
+    """A one-group channel table (lower/fast.py quant_blocks) of four channels alike."""
+    rnd = (1 << (rshift - 1)) + (out_zp << rshift)
+    return np.array([[0] * 4, [mult] * 4, [rnd] * 4, [rshift] * 4], np.int32).reshape(-1)
+
+
+def test_the_sign_step_only_where_a_negative_accumulator_can_requantize_above_minus_128():
+    """MF_DW_SIGN 0 where every live channel's output zero point is -128 (a ReLU's); a dead
+    channel (multiplier 0, its constant in the rounding term) is the same either way; any other
+    zero point, or a negative multiplier, keeps the step; a build with both keeps it (largest)."""
+    assert not fast.dw_sign(table(-128))
+    assert not fast.dw_sign(table(-128, rshift=1))
+    assert not fast.dw_sign(table(-128, rshift=23))
+    assert fast.dw_sign(table(-127))
+    assert fast.dw_sign(table(0))
+    assert fast.dw_sign(table(-128, mult=-(1 << 30)))
+    dead = table(-128)
+    dead[4:8], dead[8:12], dead[12:16] = 0, 1 + 2 * (5 - 128), 1
+    assert not fast.dw_sign(dead)
+    mixed = table(-128)
+    mixed[11] = table(-127)[11]
+    assert fast.dw_sign(mixed)
+    base = dict(k_h=3, k_w=3, stride_w=1, dilation_w=1, clamp=0, in_w=48, out_w=48, pad_w=1)
+    relu = fast.dw_sizes(dict(base, quant=ConstArray("quant", table(-128))))
+    other = fast.dw_sizes(dict(base, quant=ConstArray("quant", table(3))))
+    assert relu["MF_DW_SIGN"] == 0 and largest([relu, other])["MF_DW_SIGN"] == 1
