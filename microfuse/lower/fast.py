@@ -389,12 +389,13 @@ def dw_sizes(params: dict) -> dict[str, int]:
     where some are left over two or three at a time; stride 2, pixels two columns apart
     (MF_DW_STEP2); any other pairs (MF_DW_SPREAD). A build leaves out what none of its calls needs
     (KWS: five-wide rows, stride 1, a quad and a single pixel a row: neither the pairs nor the
-    other loops). MF_DW_SIGN: 1 if the call's requantization needs the pairs' and quads' sign step
-    (dw_sign), so a build whose calls all have a ReLU's output zero point leaves it out."""
+    other loops). MF_DW_SIGN: 1 if the call's requantization needs the pairs', quads' and single
+    pixels' sign step (dw_sign), so a build whose calls all have a ReLU's output zero point leaves
+    it out (a fused variant's call keeps it: dw_ep_sizes)."""
     p = params
+    sign = {"MF_DW_SIGN": int(dw_sign(p["quant"].data))}  # (mf_dw_pixels' too, a clamped call's)
     if p["clamp"]:
-        return {"MF_DW_SPREAD": 0}
-    sign = {"MF_DW_SIGN": int(dw_sign(p["quant"].data))}
+        return {"MF_DW_SPREAD": 0, **sign}
     if (p["k_h"], p["k_w"], p["stride_w"], p["dilation_w"]) == (3, 3, 2, 1):
         # padding 1 on the right only (SAME over an even width): a row's pairs in one run to its
         # right border (mf_dwconv2d_s8_dsp_loop's edge2)
@@ -413,6 +414,13 @@ def dw_sizes(params: dict) -> dict[str, int]:
     edges = int(p["pad_w"] == 1 and (fours >= 2 or interior >= 4))
     return {"MF_DW_SPREAD": 0, "MF_DW_QUADS": 1, **({"MF_DW_ADJ": 1} if pairs else {}), "MF_DW_EDGES": edges,
             **sign}
+
+
+def dw_ep_sizes(params: dict) -> dict[str, int]:
+    """A fused depthwise variant's call (mf_dwconv2d_s8_dsp_ep.c): its pixels go through
+    mf_dw_pixels, a weak helper of which the build keeps one copy for every file, so it keeps the
+    sign step (MF_DW_SIGN) for the whole build."""
+    return {"MF_DW_SIGN": 1}
 
 
 def dw_sign(quant: np.ndarray) -> bool:

@@ -68,6 +68,9 @@
 #ifndef MF_DW_SIGN
 #define MF_DW_SIGN 1
 #endif
+/* mf_dw_pixels follows MF_DW_SIGN too: lower/fast.py dw_sizes sets it from every plain call's
+ * table (a clamped one's too: the value saturates before the clamp), and a build with a fused
+ * variant's call keeps the step (dw_ep_sizes: one weak copy of mf_dw_pixels serves every file) */
 #define MF_DW_KIND_ANY 0
 #define MF_DW_KIND_ADJ 1
 #define MF_DW_KIND_STEP2 2
@@ -180,6 +183,15 @@ MF_HELPER void mf_dw_pixels(const intptr_t *tap, int32_t taps, const int8_t *bas
     "smlatt %[a2], %[x], %[wl], %[a2]\n\t"       \
     "smlabb %[a1], %[xo], %[wo], %[a1]\n\t"      \
     "smlatt %[a3], %[xo], %[wo], %[a3]\n\t"
+    /* (without MF_DW_SIGN no sign step: a negative accumulator saturates to -128 either way, as in
+     * mf_dw_pairs and mf_dw_quads) */
+#if MF_DW_SIGN
+#define MF_DWP_SIGN(a, b)                                      \
+    "add %[wl], %[wl], %[" #a "], asr #31\n\t"                 \
+    "add %[wo], %[wo], %[" #b "], asr #31\n\t"
+#else
+#define MF_DWP_SIGN(a, b) ""
+#endif
 #define MF_DWP_RQ2(a, b, off)                                  \
     "ldr %[x], [%[s], #" #off "]\n\t"                          \
     "ldr %[xo], [%[s], #(" #off " + 4)]\n\t"                   \
@@ -187,8 +199,7 @@ MF_HELPER void mf_dw_pixels(const intptr_t *tap, int32_t taps, const int8_t *bas
     "ldr %[wo], [%[s], #(" #off " + 20)]\n\t"                  \
     "smmlar %[wl], %[" #a "], %[x], %[wl]\n\t"                 \
     "smmlar %[wo], %[" #b "], %[xo], %[wo]\n\t"                \
-    "add %[wl], %[wl], %[" #a "], asr #31\n\t"                 \
-    "add %[wo], %[wo], %[" #b "], asr #31\n\t"                 \
+    MF_DWP_SIGN(a, b)                                          \
     "ldrd %[x], %[xo], [%[s], #(" #off " + 32)]\n\t"           \
     "asr %[wl], %[wl], %[x]\n\t"                               \
     "asr %[wo], %[wo], %[xo]\n\t"                              \
@@ -262,6 +273,7 @@ MF_HELPER void mf_dw_pixels(const intptr_t *tap, int32_t taps, const int8_t *bas
         : "cc", "memory");
 #undef MF_DWP_TAP
 #undef MF_DWP_RQ2
+#undef MF_DWP_SIGN
 #else
     int32_t i, g;
     for (i = 0; i < count; i++) {

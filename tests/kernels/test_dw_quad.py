@@ -6,7 +6,8 @@ channel counts from 4 to 256 (pairs above MF_STAGE_MAX channels when the second 
 straight out), each call also over its input at the planner's tightest forward and backward
 shifts (reverse = 1), where the second pixel of a pair stores straight out (whole pixels away)
 or through the held buffer, and writing a channel slice of a wider output (out_stride). The same cases again with the output zero point -128 (a ReLU's), which
-the pairs and quads requantize without the sign step (MF_DW_SIGN 0)."""
+the pairs, quads and single pixels requantize without the sign step (MF_DW_SIGN 0), and with a
+ReLU6's clamp (single pixels through the stage)."""
 
 from __future__ import annotations
 
@@ -54,31 +55,38 @@ DW2 = [
 ]
 
 
-def dw_graph(rng, case, sw: int = 1, relu: bool = False) -> Graph:
+def dw_graph(rng, case, sw: int = 1, relu: bool = False, act: str = "NONE") -> Graph:
     """One case; relu: the output zero point -128 (the quantization a fused ReLU gives), so that
-    every negative accumulator saturates to -128."""
+    every negative accumulator saturates to -128; act the fused activation."""
     n, h, w, c, sh, dh, padding = case
-    attrs = DepthwiseAttrs(padding, sw, sh, 1, "NONE", 1, dh)
+    attrs = DepthwiseAttrs(padding, sw, sh, 1, act, 1, dh)
     xq, wq = act_quant(rng), weight_quant(rng, c, 3, rng.random() < 0.7)
     wshape = (1, 3, 3, c)
     x = Tensor("input", (n, h, w, c), DType.INT8, xq)
     wt = Tensor("weights", wshape, DType.INT8, wq, int8_weights(rng, wshape))
-    b = int32_bias(rng, c, xq, wq)
-    yq = out_quant(rng, xq, wq, 9)
+    if act == "RELU6":  # the output scale 6 / 190 (the clamp at 62), the input's scaled alike
+        yq, s6 = out_quant(rng, xq, wq, 9), np.float32(6 / 190)
+        xq = Quant((np.float32(xq.scale[0] * s6 / yq.scale[0]),), xq.zero_point)
+        x = Tensor("input", (n, h, w, c), DType.INT8, xq)
+        yq = Quant((s6,), yq.zero_point)
+        b = int32_bias(rng, c, xq, wq)
+    else:
+        b = int32_bias(rng, c, xq, wq)
+        yq = out_quant(rng, xq, wq, 9)
     y = Tensor("output", (), DType.INT8, Quant(yq.scale, (-128,)) if relu else yq)
     return single_op("DEPTHWISE_CONV_2D", [x, wt, b], y, attrs)
 
 
-def prepared(sw: int = 1, relu: bool = False):
+def prepared(sw: int = 1, relu: bool = False, act: str = "NONE"):
     """The cases (stride sw along the rows), each one call, and the arena scenarios of every call
-    with TFLM's outputs."""
+    with TFLM's outputs (act RELU6: every call clamps, its pixels one at a time through the stage)."""
     cases = DW if sw == 1 else DW2
     rng = np.random.default_rng(SEED + sw - 1)
-    graph = merge([dw_graph(rng, c, sw, relu) for c in cases], "dw3x3")
+    graph = merge([dw_graph(rng, c, sw, relu, act) for c in cases], "dw3x3")
     data, want = placements.tflm_case(graph, SEED + sw)
     calls = lowered(graph)
     assert [c.kernel for c in calls] == ["mf_dwconv2d_s8_dsp"] * len(cases)
-    assert all(c.params["clamp"] == 0 for c in calls)
+    assert all(c.params["clamp"] == int(act == "RELU6") for c in calls)
     if relu:  # saturated and unsaturated outputs both, so the step's omission is seen either way
         out = np.concatenate([v.ravel() for v in want.values()])
         assert np.mean(out == -128) > 0.2 and np.mean(out > -100) > 0.2
@@ -162,6 +170,35 @@ def test_3x3_stride1_paths_without_the_sign_step_match_tflm_under_qemu(tmp_path,
     assert not failures, "\n".join(failures)
 
 
+# a ReLU6's clamp, the output zero point -128: every pixel one at a time through the stage
+# (mf_dw_pixels), in the build's own macros without the sign step, or with it (no dw_sizes macros)
+CLAMP_BUILDS = {"own": None, "sign": {}}
+
+
+def clamp_defines(build: str, runs) -> dict[str, int]:
+    if build == "sign":
+        return CLAMP_BUILDS[build]
+    found = largest([r.call.sizes for r in runs])
+    assert found == {"MF_DW_SPREAD": 0, "MF_DW_SIGN": 0}
+    return found
+
+
+@pytest.mark.parametrize("build", list(CLAMP_BUILDS))
+def test_clamped_pixels_without_the_sign_step_match_tflm_on_host(tmp_path, build):
+    runs = prepared(relu=True, act="RELU6")
+    failures = placements.run(runs, tmp_path, defines=clamp_defines(build, runs))
+    assert not failures, "\n".join(failures)
+
+
+@on_qemu
+@pytest.mark.parametrize("board", ["qemu-mps2-an386", "qemu-mps2-an500"])
+@pytest.mark.parametrize("build", list(CLAMP_BUILDS))
+def test_clamped_pixels_without_the_sign_step_match_tflm_under_qemu(tmp_path, build, board):
+    runs = prepared(relu=True, act="RELU6")
+    failures = placements.run(runs, tmp_path, board, defines=clamp_defines(build, runs))
+    assert not failures, "\n".join(failures)
+
+
 # stride 2: its own loop (as built), beside the others, or the other pairs' loop only
 BUILDS2 = {"step2": None, "all": {"MF_DW_ADJ": 1, "MF_DW_STEP2": 1, "MF_DW_SPREAD": 1}, "spread": {},
            "step2_relu": None}
@@ -219,7 +256,8 @@ def test_quads_in_builds_with_four_pixels_a_row_pairs_where_two_or_three_are_lef
                                                                                  "MF_DW_SIGN": 1}
     assert fast.dw_sizes(dict(base, in_w=48, out_w=48, pad_w=1, dilation_w=2)) == {"MF_DW_SPREAD": 1,
                                                                                    "MF_DW_SIGN": 1}
-    assert fast.dw_sizes(dict(base, in_w=48, out_w=48, pad_w=1, clamp=1)) == {"MF_DW_SPREAD": 0}
+    assert fast.dw_sizes(dict(base, in_w=48, out_w=48, pad_w=1, clamp=1)) == {"MF_DW_SPREAD": 0,
+                                                                              "MF_DW_SIGN": 1}
 
 
 def table(out_zp: int, rshift: int = 7, mult: int = 1 << 30) -> np.ndarray:
