@@ -117,8 +117,9 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
      * biases (into a6 and a7, the addends of every pixel's first products: two loads, not
      * eight), the rows, the requantization (the table block's entries o bytes in) */
 #define MF_DWQD_RELOAD "ldr %[e], [sp, #72]\n\t"
-#define MF_DWQD_PASS(sx, o)                                                       \
-    "ldr %[e], [sp, #72]\n\t"                                                     \
+    /* (start: the block's reload, or "" where e holds it: the even pass, from the group's start) */
+#define MF_DWQD_PASS(sx, o, start)                                                \
+    start                                                                         \
     "ldr %[a6], [%[e], #" #o "]\n\t"                                              \
     "ldr %[a7], [%[e], #(8 + " #o ")]\n\t"                                        \
     MF_DWQD_ROW(0, sx, o, "", MF_DWQD_MAC0)                                       \
@@ -270,15 +271,17 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
         "str %[a2], [sp, #112]\n\t"
         "str %[g4], [sp, #120]\n\t"
         "strd %[a3], %[a4], [sp, #72]\n\t"
-        "20:\n\t" /* group: the even pass, its bytes 0 and 2 of each pixel into the frame */
-        MF_DWQD_PASS("", 0)
+        "mov %[e], %[a3]\n\t"
+        "20:\n\t" /* group: e its block of weights; the even pass, its bytes 0 and 2 of each pixel
+                     * into the frame */
+        MF_DWQD_PASS("", 0, "")
         "bfi %[a0], %[a1], #16, #8\n\t"
         "bfi %[a2], %[a3], #16, #8\n\t"
         "bfi %[a4], %[a5], #16, #8\n\t"
         "bfi %[a6], %[a7], #16, #8\n\t"
         "strd %[a0], %[a2], [sp, #80]\n\t"
         "strd %[a4], %[a6], [sp, #88]\n\t"
-        MF_DWQD_PASS(", ror #8", 4) /* the odd channels */
+        MF_DWQD_PASS(", ror #8", 4, MF_DWQD_RELOAD) /* the odd channels */
         "ldr %[e], [sp, #80]\n\t" /* bytes 1 and 3 in, the words out */
         "ldr %[f], [sp, #84]\n\t"
         "ldr %[w0], [sp, #96]\n\t"
@@ -299,7 +302,7 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
         "bfi %[f], %[a7], #24, #8\n\t"
         "str %[e], [%[w0], %[g4]]\n\t"
         "str %[f], [%[w1], %[g4]]\n\t"
-        "ldr %[e], [sp, #72]\n\t" /* the next group's block and table block */
+        "ldr %[e], [sp, #72]\n\t" /* the next group's block (e, for its even pass) and table block */
         "ldr %[f], [sp, #76]\n\t"
         "ldr %[w0], [sp, #112]\n\t"
         "add %[e], %[e], #(16 + 8 * 9)\n\t"
