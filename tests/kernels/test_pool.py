@@ -12,7 +12,7 @@ from microfuse.testing import inputs, modelgen
 from microfuse.testing.stages import lower
 from microfuse.tflite.writer import write
 from microfuse.verify import verify
-from tests.harness import QEMU, Case, case_count, check_cases, check_graph, failures, run_cases
+from tests.harness import QEMU, Case, always_fuse, case_count, check_cases, check_graph, failures, run_cases  # noqa: F401
 from tests.kernels.cases import (ACTIVATIONS, act_quant, corpus_cases, feed, single_op)
 
 SEED = 31
@@ -132,3 +132,85 @@ def test_average_pool_sums_four_channels_in_int16_lanes_up_to_256_taps(board, tm
     model.write_bytes(write(lane_pools(np.random.default_rng(SEED))))
     verdict, _, _ = verify(model, board, n=2, seed=SEED)
     assert verdict.ok, verdict.line(False)
+
+
+def test_average_by_reciprocal_is_exact_for_every_count_and_sum():
+    """mf_pool_body.h's average, in numpy: lanes start at 128 * count + count / 2 (+1 for count
+    1), sum onto it, an even count takes one off a lane below its start (a negative sum),
+    UMULL's high word by M = ceil(2^32 / count) (2^32 - 1 for count 1), XOR 0x80. Against
+    TFLite Micro's division rounding half away from zero, for every count the int16 lanes take
+    (1 .. 256) and every sum of that many int8 taps."""
+    for count in range(1, 257):
+        v = np.arange(-128 * count, 127 * count + 1, dtype=np.int64)
+        start = 128 * count + count // 2 + (count == 1)
+        recip = 0xFFFFFFFF // count + 1 if count > 1 else 0xFFFFFFFF
+        n = (v + start) & 0xFFFF            # the uint16 lane, as SXTAB16 wraps
+        assert n.min() >= 0 and n.max() < 1 << 16 and (n == v + start).all()
+        if count % 2 == 0:
+            n = n - (n < start)
+        q = (n.astype(np.uint64) * np.uint64(recip)) >> np.uint64(32)
+        assert (q <= 255).all(), count
+        got = (q ^ np.uint64(0x80)).astype(np.uint8).view(np.int8)
+        half = count // 2
+        want = np.where(v > 0, (v + half) // count, -((half - v) // count))
+        assert (got == want).all(), (count, v[got != want][:5])
+
+
+AVERAGE_SPECS = [((1, 6, 7, 8), PoolAttrs("SAME", 2, 2, 3, 3, "RELU6")),
+                 ((2, 5, 5, 12), PoolAttrs("SAME", 1, 1, 2, 2, "RELU")),
+                 ((1, 4, 4, 4), PoolAttrs("VALID", 1, 1, 1, 1, "NONE")),
+                 ((1, 3, 3, 16), PoolAttrs("VALID", 1, 1, 3, 3, "NONE")),
+                 ((1, 8, 8, 8), PoolAttrs("VALID", 1, 1, 8, 8, "NONE")),
+                 ((1, 5, 6, 9), PoolAttrs("SAME", 2, 2, 4, 2, "RELU_N1_TO_1")),
+                 ((1, 7, 5, 6), PoolAttrs("VALID", 2, 2, 2, 3, "NONE")),
+                 ((1, 4, 6, 4), PoolAttrs("SAME", 1, 1, 5, 5, "NONE"))]
+
+
+def average_pool_graphs(rng: np.random.Generator):
+    """int8 average pools through the four-channel path (mf_pool_body.h): odd and even tap
+    counts (ties away from zero), windows clipped by SAME padding (several counts in one op,
+    runs of several rows), one tap (count 1), global windows, a clamp in every activation, and
+    channel counts with and without a tail past the groups of four."""
+    graphs = []
+    for shape, attrs in AVERAGE_SPECS:
+        q = act_quant(rng)
+        x = Tensor("input", shape, DType.INT8, q)
+        graphs.append(single_op("AVERAGE_POOL_2D", [x], Tensor("output", (), DType.INT8, q), attrs))
+    return graphs
+
+
+@pytest.mark.parametrize("board", ["host", pytest.param("qemu-mps2-an386", marks=QEMU),
+                                   pytest.param("qemu-mps2-an500", marks=QEMU)])
+def test_average_pool_four_channels_by_reciprocal(board, tmp_path):
+    """The reciprocal average, the tie fix (USUB16/SEL), the byte clamp (USUB8/SEL) and the
+    word store, equal to TFLM on the host's C path, the Cortex-M4 and the Cortex-M7."""
+    model = tmp_path / "averages.tflite"
+    model.write_bytes(write(modelgen.merge(average_pool_graphs(np.random.default_rng(SEED + 7)), "averages")))
+    verdict, _, _ = verify(model, board, n=4, seed=SEED)
+    assert verdict.ok, verdict.line(False)
+
+
+def test_average_pool_four_channels_cases():
+    """The same pools one by one, random and extreme inputs (all taps -128 or 127)."""
+    rng = np.random.default_rng(SEED + 9)
+    graphs = average_pool_graphs(np.random.default_rng(SEED + 7))
+    check_cases([Case(f"average{i} {AVERAGE_SPECS[i]}", g, feed(rng, g, extreme=e))
+                 for i, g in enumerate(graphs) for e in (False, True)])
+
+
+def test_average_pool_four_channels_into_a_table(always_fuse):  # noqa: F811 (the fixture)
+    """An int8 average pool with a TANH fused behind it (mf_pool_avg_s8_lut): the four averages'
+    word unpacked byte by byte through the table; a clipped SAME window (odd and even counts),
+    eight channels and a tail of three."""
+    from microfuse.testing.stages import compile_model
+
+    rng = np.random.default_rng(SEED + 11)
+    graphs = []
+    for shape, attrs in (((1, 6, 7, 8), PoolAttrs("SAME", 2, 2, 3, 3)), ((1, 5, 4, 11), PoolAttrs("SAME", 1, 1, 2, 2))):
+        net = modelgen.Net("avg_tanh", rng)
+        x = net.input(shape)
+        x = net.op("AVERAGE_POOL_2D", [x], attrs)
+        graphs.append(net.finish([net.op("TANH", [x], None)], DType.INT8))
+    graph = modelgen.merge(graphs, "avg_tanh")
+    assert "mf_pool_avg_s8_lut" in [c.kernel for c in compile_model(graph, Options()).calls]
+    check_graph(graph, rng, samples=4, options=Options())
