@@ -293,7 +293,7 @@ def test_the_stream_holds_each_blocks_biases_weights_and_table_and_flags_the_las
     shifts = t[:, 3, 0::2] + 256 * t[:, 3, 1::2]
     shifts[1, 1] += fast_gemm.PAIR_LAST << 8
     assert np.array_equal(stream[:, -2:], shifts)
-    # a window over four chunks (PAIR_SHORT values): every block's PAIR_LONG (the chunk loop's turns)
+    # a window over PAIR_SHORT values (16 chunks): every block's PAIR_LONG (the chunk loop's turns)
     long_taps = int8_weights(rng, (6, fast_gemm.PAIR_SHORT + 8))
     long_stream = fast_gemm.pair_stream(long_taps, ConstArray("quant", table.reshape(-1))).data.reshape(2, -1)
     shifts[:, 1] += fast_gemm.PAIR_LONG << 8
@@ -433,7 +433,7 @@ def test_a_build_rounds_ties_only_when_a_paired_conv_needs_them(tmp_path):
 
 @on_qemu
 def test_pair_conv_matches_tflm_under_qemu_with_the_loop_test_after_each_turn(tmp_path, always_fuse):
-    """MF_PAIR_SHORT 0 (a build without a window of up to four chunks): the chunk loop's test after
+    """MF_PAIR_SHORT 0 (a build without a window of up to PAIR_SHORT values): the chunk loop's test after
     each turn (the other tests' builds take the default, 1: a short window's blocks skip it), on
     the M4 and M7 loops; the cases hold both kinds of window."""
     calls, runs = prepared(8)
