@@ -163,10 +163,9 @@ typedef struct {
  * (N clear), its block goes on to its tail at 1 cycle. N is the call's MF_PAIR_LONG flag (in every
  * block's table, pair_stream: set for a window over 16 chunks, only in a build of 16), from the
  * tail's LSLS (with the last block's flag in C) or, for a call's first block, the prologue's RSBS.
- * A longer window's turns (entered at the count mod 16, a whole turn at 20: the table's first word)
- * compare p with the last turn's start ([24]) at 20, which leaves N set while another turn
- * follows, for the BMI: 6 cycles a turn, as the test after the turn takes; a window of exactly
- * the unrolled chunks enters at the first (the table's last word, the prologue's RSBS's Z). Without
+ * A longer window's turns (its first entered at the count mod 16, a whole one at the first chunk)
+ * compare p with the last turn's start ([24]) at 20, after the first, which leaves N set while
+ * another turn follows, for the BMI: 6 cycles a turn, as the test after the turn takes. Without
  * short windows, that test after each turn (the loop's test and branch, 6 cycles, once per 16
  * chunks). */
 #ifndef MF_PAIR_CHUNKS /* (a build's mf_config.h sets its own) */
@@ -210,13 +209,9 @@ typedef struct {
 #define MF_PAIR_LONG_ENTRY                                                                      \
     "sub %[y], %[y], #(32 * " MF_PAIR_U ")\n\t"                                                \
     "str %[y], [sp, #24]\n\t" /* the last turn's start */                                     \
-    "rsbs %[y], %[t], #(32 * " MF_PAIR_U ")\n\t" /* (N: a window over the chunks; Z: as many) */ \
-    "it eq\n\t"                                                                                \
-    "moveq %[x], #(2 * " MF_PAIR_U " + 4)\n\t"
-#define MF_PAIR_WHOLE "20f + 1, "
-#define MF_PAIR_LONG_ROWS                                                                       \
-    ".word 100f + 1\n\t" /* (a window of exactly the unrolled chunks) */                       \
-    "20:\n\t" /* a long window's turn: N while another follows */                              \
+    "rsbs %[y], %[t], #(32 * " MF_PAIR_U ")\n\t" /* (N: a window over the chunks) */
+#define MF_PAIR_TURN_TEST                                                                       \
+    "20:\n\t" /* a long window's next turn: N while another follows */                         \
     "ldr %[x], [sp, #24]\n\t"                                                                  \
     "cmp %[p], %[x]\n\t"
 #define MF_PAIR_TURN_END "bmi 20b\n\t"
@@ -225,8 +220,7 @@ typedef struct {
 #define MF_PAIR_RUN_LONG "rsbs %[y], %[y], #(32 * " MF_PAIR_U ")\n\t"
 #else
 #define MF_PAIR_LONG_ENTRY
-#define MF_PAIR_WHOLE "100f + 1, "
-#define MF_PAIR_LONG_ROWS
+#define MF_PAIR_TURN_TEST
 #define MF_PAIR_TURN_END "ldr %[x], [sp, #4]\n\tcmp %[p], %[x]\n\tbne 100b\n\t"
 #define MF_PAIR_RUN_BYTES
 #define MF_PAIR_RUN_LONG
@@ -462,15 +456,14 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
          * at MF_PAIR_TURN_END; a lone pixel's two a turn, 41 for an even count, 42 for an odd
          * one (through 43, 44: its end first), its row after the pairs' (46, 45: a first chunk's
          * second half, 91-92). From the table at 9 by the window's half chunks mod twice the
-         * unrolled chunks (the lone pixel's mod 4; its t 0: no long window's turns), then
+         * unrolled chunks (the lone pixel's mod 4, which takes no notice of N), then
          * MF_PAIR_LONG_ENTRY. */
         "sub %[t], %[y], %[x]\n\t"
         "ubfx %[x], %[t], #4, #" MF_PAIR_LOG "\n\t"
         "cmp %[u], #0\n\t"
-        "ittt eq\n\t"
+        "itt eq\n\t"
         "andeq %[x], %[x], #3\n\t"
         "addeq %[x], %[x], #(2 * " MF_PAIR_U ")\n\t"
-        "moveq %[t], #0\n\t"
         MF_PAIR_LONG_ENTRY
         "adr %[t], 9f\n\t"
         "ldr %[t], [%[t], %[x], lsl #2]\n\t"
@@ -478,9 +471,9 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
         "b 60f\n\t"
         ".p2align 2\n"
         "9:\n\t" /* (Thumb addresses) */
-        ".word " MF_PAIR_WHOLE MF_PAIR_ROW "300f + 1\n\t"
+        ".word 100f + 1, " MF_PAIR_ROW "300f + 1\n\t"
         ".word 43f + 1, 46f + 1, 44f + 1, 45f + 1\n\t"
-        MF_PAIR_LONG_ROWS
+        MF_PAIR_TURN_TEST
         MF_PAIR_SEQ
         MF_PAIR_TURN_END
         "30:\n\t" /* the odd channels taken out of their mixed sums (256 acc: that less the even
