@@ -38,7 +38,7 @@
 #ifndef MF_PAIR_RUNS         /* 1: some paired conv is pointwise and stores straight (mf_pair_run's */
 #define MF_PAIR_RUNS 1       /* runs); a build without one sets 0 (lower/fast_gemm.py pair_sizes) */
 #endif
-#ifndef MF_PAIR_SHORT        /* 1: some paired conv's window is at most four chunks (32 values), whose */
+#ifndef MF_PAIR_SHORT        /* 1: some paired conv's window is at most 16 chunks (128 values), whose */
 #define MF_PAIR_SHORT 1      /* blocks skip the chunk loop's test (MF_PAIR_TURN_END); 0 in a build without */
 #endif                       /* (lower/fast_gemm.py pair_sizes) */
 #ifndef MF_PAIR_TIES         /* 1: some paired conv's output zero point is not -128, so the assembly */
@@ -417,7 +417,7 @@ MF_INLINE uint32_t mf_pair_odd(uint32_t m, uint32_t e)
 #endif
 
 #define MF_PAIR_LAST 512 /* the last block's flag, above its channel 3's right shift (pair_stream) */
-#define MF_PAIR_LONG 256 /* every block's of a window over four chunks, below MF_PAIR_LAST */
+#define MF_PAIR_LONG 256 /* every block's of a window over 16 chunks, below MF_PAIR_LAST */
 
 /* Every block of four channels of a pixel pair (c->wide), walking the stream c->w: eight
  * accumulators (both pixels' four channels) start at the block's biases, take one pass over the
