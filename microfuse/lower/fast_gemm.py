@@ -19,7 +19,8 @@ from .common import requant_params
 from .kernels import WINDOW, KernelSpec, declare
 
 PAIR_OUT_MAX = 128  # mf_conv2d_s8_pair_body.h MF_PAIR_OUT_MAX: output channels of the stage
-PAIR_SHORT = 32  # mf_conv2d_s8_pair_body.h MF_PAIR_SHORT: a window of up to four 8-value chunks
+PAIR_UNROLL = 16  # mf_conv2d_s8_pair_body.h MF_PAIR_CHUNKS's bound: 8-value chunks unrolled (about 100 B each)
+PAIR_SHORT = 8 * PAIR_UNROLL  # MF_PAIR_SHORT: a window of up to that many values runs no turn test
 PAIR_WIDE = 576  # MF_PAIR_WIDE's bound: window values of a pixel in the sign-extended buffer (a
 # build sets MF_PAIR_WIDE to its largest paired window, pair_sizes; every pixel goes through it, a
 # lone one too: a bigger window keeps mf_conv2d_s8_gemm)
@@ -65,9 +66,10 @@ def pair_sizes(params: dict, fused: bool = False) -> dict[str, int]:
     reads a pixel's one run itself, and the window readers are compiled out); MF_PAIR_RUNS: 1 when
     some call is pointwise and stores straight (no epilogue nor clamp, whole blocks: its pairs go
     through mf_pair_run as one run), else the assembly's run check is compiled out; MF_PAIR_TIES
-    (pair_ties); MF_PAIR_SHORT: 1 when some call's window is at most PAIR_SHORT values (four
-    chunks: its blocks skip the chunk loop's test, which costs a longer window's first partial
-    turn a stub)."""
+    (pair_ties); MF_PAIR_CHUNKS (pair_chunks): the chunk loop's unrolled chunks; MF_PAIR_SHORT: 1
+    when some call's window is at most PAIR_SHORT values (within the unrolled chunks in any build:
+    its blocks skip the chunk loop's test, which costs a longer window's first partial turn a
+    stub)."""
     def field(name: str) -> int:
         return params.get(name, params.get(f"k.{name}"))
 
@@ -76,7 +78,18 @@ def pair_sizes(params: dict, fused: bool = False) -> dict[str, int]:
         and field("pad_h") == 0 and field("pad_w") == 0
     runs = pointwise and not fused and not field("clamp") and field("out_c") % 4 == 0
     return {"MF_PAIR_WINDOWS": int(not pointwise), "MF_PAIR_RUNS": int(runs), "MF_PAIR_TIES": pair_ties(params),
-            "MF_PAIR_SHORT": int(depth <= PAIR_SHORT), **({"MF_PAIR_WIDE": depth} if depth <= PAIR_WIDE else {})}
+            "MF_PAIR_SHORT": int(depth <= PAIR_SHORT), "MF_PAIR_CHUNKS": pair_chunks(depth),
+            **({"MF_PAIR_WIDE": depth} if depth <= PAIR_WIDE else {})}
+
+
+def pair_chunks(depth: int) -> int:
+    """MF_PAIR_CHUNKS for a window of `depth` values: its 8-value chunks (a last half one counted)
+    up to a power of two, from 4 (the loop's table is indexed by the count mod the chunks) to
+    PAIR_UNROLL, so that a build's largest (KernelSpec.sizes) unrolls every window of up to
+    PAIR_SHORT values whole: such a window is entered at its count from the end, with no turn test,
+    and only a window over PAIR_SHORT (stream's PAIR_LONG) takes turns of PAIR_UNROLL chunks."""
+    chunks = -(-depth // 8)
+    return min(PAIR_UNROLL, max(4, 1 << (chunks - 1).bit_length()))
 
 
 def pair_ties(params: dict) -> int:
@@ -286,7 +299,7 @@ def narrow_sizes(params: dict) -> dict[str, int]:
     staged = bool(params["clamp"]) or params["out_c"] % 4 != 0
     return {"MF_NARROW_DEPTH": params["depth"], "MF_NARROW_BAND": band, "MF_NARROW_BANDS": 1 + straddles,
             "MF_NARROW_STAGED": int(staged), "MF_PAIR_TIES": pair_ties(params),
-            "MF_PAIR_SHORT": int(params["depth"] <= PAIR_SHORT)}
+            "MF_PAIR_SHORT": int(params["depth"] <= PAIR_SHORT), "MF_PAIR_CHUNKS": pair_chunks(params["depth"])}
 
 
 # instructions per MAC measured: KWS's first conv (1 -> 64 channels, 10x4) about 1.3; VWW's (8

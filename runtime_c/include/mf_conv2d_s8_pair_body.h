@@ -38,7 +38,7 @@
 #ifndef MF_PAIR_RUNS         /* 1: some paired conv is pointwise and stores straight (mf_pair_run's */
 #define MF_PAIR_RUNS 1       /* runs); a build without one sets 0 (lower/fast_gemm.py pair_sizes) */
 #endif
-#ifndef MF_PAIR_SHORT        /* 1: some paired conv's window is at most four chunks (32 values), whose */
+#ifndef MF_PAIR_SHORT        /* 1: some paired conv's window is at most 16 chunks (128 values), whose */
 #define MF_PAIR_SHORT 1      /* blocks skip the chunk loop's test (MF_PAIR_TURN_END); 0 in a build without */
 #endif                       /* (lower/fast_gemm.py pair_sizes) */
 #ifndef MF_PAIR_TIES         /* 1: some paired conv's output zero point is not -128, so the assembly */
@@ -154,37 +154,74 @@ typedef struct {
     MF_PAIR_LONE4("ldr %[y], " MF_PAIR_AT(1, 0, 0), "ldr %[u], " MF_PAIR_AT(1, 0, 1),                    \
                   "ldr %[b0], [%[w], #-16]", "ldr %[b1], [%[w], #-12]", "ldr %[b2], [%[w], #-8]",       \
                   "ldr %[b3], [%[w], #-4]")
-/* The chunk loop's turns (mf_pair_run's [16] entry). In a build with a window of up to four chunks
- * (MF_PAIR_SHORT, lower/fast_gemm.py pair_sizes), such a window runs no test after its chunks:
- * the BMI after the fourth is not taken (N clear), so that its block goes on to its tail at 1
- * cycle, not 4. N is the call's MF_PAIR_LONG flag (in every block's table, pair_stream: set for
- * a window over four chunks), from the tail's LSLS (with the last block's flag in C) or, for a
- * call's first block, the prologue's RSBS. A longer window's turns (entered at the count mod 4,
- * a whole one at 20: the table's third row) compare p with the last turn's start ([24]) at
- * 20, which leaves N set while another turn follows, for the BMI: 6 cycles a turn, as the test
- * after the turn takes. Without short windows, that test (the loop's test and branch, 6 cycles,
- * once per 256 MACs). */
+/* The chunk loop: MF_PAIR_CHUNKS chunks in a row (a build's, lower/fast_gemm.py pair_chunks: its
+ * largest window's chunks up to a power of two, 4 to 16), entered from the table at 9 (mf_pair_run's
+ * [16] entry) so that a window of n chunks runs the last n: the count from the end, a window's
+ * half chunk (8 n + 4 values, a narrow conv's) entered at its chunk's second half through a stub
+ * (3xx) that moves w and p 16 bytes on. In a build with a window of up to 16 chunks (MF_PAIR_SHORT,
+ * pair_sizes) such a window runs no test after its chunks: the BMI after the last is not taken
+ * (N clear), its block goes on to its tail at 1 cycle. N is the call's MF_PAIR_LONG flag (in every
+ * block's table, pair_stream: set for a window over 16 chunks, only in a build of 16), from the
+ * tail's LSLS (with the last block's flag in C) or, for a call's first block, the prologue's RSBS.
+ * A longer window's turns (its first entered at the count mod 16, a whole one at the first chunk)
+ * compare p with the last turn's start ([24]) at 20, after the first, which leaves N set while
+ * another turn follows, for the BMI: 6 cycles a turn, as the test after the turn takes. Without
+ * short windows, that test after each turn (the loop's test and branch, 6 cycles, once per 16
+ * chunks). */
+#ifndef MF_PAIR_CHUNKS /* (a build's mf_config.h sets its own) */
+#define MF_PAIR_CHUNKS 16
+#endif
+#define MF_PAIR_CH(k) "1" k ":\n\t" MF_PAIR_CHUNK0 "2" k ":\n\t" MF_PAIR_CHUNK1
+#define MF_PAIR_STUB(k) "3" k ":\n\tadd %[w], %[w], #16\n\tadd %[p], %[p], #16\n\tb 2" k "b\n\t"
+#define MF_PAIR_SF(k) "3" k "f + 1, 1" k "f + 1, " /* (a table's entries: n + 1/2 and n from the end) */
+#define MF_PAIR_SEQ4 MF_PAIR_CH("00") MF_PAIR_CH("01") MF_PAIR_CH("02") MF_PAIR_CH("03")
+#define MF_PAIR_STUBS4 MF_PAIR_STUB("00") MF_PAIR_STUB("01") MF_PAIR_STUB("02") MF_PAIR_STUB("03")
+#define MF_PAIR_SF4 MF_PAIR_SF("03") MF_PAIR_SF("02") MF_PAIR_SF("01")
+#define MF_PAIR_SEQ8 MF_PAIR_SEQ4 MF_PAIR_CH("04") MF_PAIR_CH("05") MF_PAIR_CH("06") MF_PAIR_CH("07")
+#define MF_PAIR_STUBS8 MF_PAIR_STUBS4 MF_PAIR_STUB("04") MF_PAIR_STUB("05") MF_PAIR_STUB("06") MF_PAIR_STUB("07")
+#define MF_PAIR_SF8 MF_PAIR_SF("07") MF_PAIR_SF("06") MF_PAIR_SF("05") MF_PAIR_SF("04") MF_PAIR_SF4
+#if MF_PAIR_CHUNKS == 4
+#define MF_PAIR_LOG "3" /* (the table's index: the window's half chunks mod 2 MF_PAIR_CHUNKS) */
+#define MF_PAIR_SEQ MF_PAIR_SEQ4
+#define MF_PAIR_STUBS MF_PAIR_STUBS4
+#define MF_PAIR_ROW MF_PAIR_SF4
+#elif MF_PAIR_CHUNKS == 8
+#define MF_PAIR_LOG "4"
+#define MF_PAIR_SEQ MF_PAIR_SEQ8
+#define MF_PAIR_STUBS MF_PAIR_STUBS8
+#define MF_PAIR_ROW MF_PAIR_SF8
+#elif MF_PAIR_CHUNKS == 16
+#define MF_PAIR_LOG "5"
+#define MF_PAIR_SEQ                                                                             \
+    MF_PAIR_SEQ8 MF_PAIR_CH("08") MF_PAIR_CH("09") MF_PAIR_CH("10") MF_PAIR_CH("11")            \
+    MF_PAIR_CH("12") MF_PAIR_CH("13") MF_PAIR_CH("14") MF_PAIR_CH("15")
+#define MF_PAIR_STUBS                                                                           \
+    MF_PAIR_STUBS8 MF_PAIR_STUB("08") MF_PAIR_STUB("09") MF_PAIR_STUB("10") MF_PAIR_STUB("11")  \
+    MF_PAIR_STUB("12") MF_PAIR_STUB("13") MF_PAIR_STUB("14") MF_PAIR_STUB("15")
+#define MF_PAIR_ROW                                                                             \
+    MF_PAIR_SF("15") MF_PAIR_SF("14") MF_PAIR_SF("13") MF_PAIR_SF("12") MF_PAIR_SF("11")        \
+    MF_PAIR_SF("10") MF_PAIR_SF("09") MF_PAIR_SF("08") MF_PAIR_SF8
+#else
+#error "MF_PAIR_CHUNKS: 4, 8 or 16 (lower/fast_gemm.py pair_chunks)"
+#endif
+#define MF_PAIR_U MF_PAIR_STR(MF_PAIR_CHUNKS)
 #if MF_PAIR_SHORT
 #define MF_PAIR_LONG_ENTRY                                                                      \
-    "sub %[y], %[y], #128\n\t"                                                                 \
+    "sub %[y], %[y], #(32 * " MF_PAIR_U ")\n\t"                                                \
     "str %[y], [sp, #24]\n\t" /* the last turn's start */                                     \
-    "rsbs %[y], %[t], #128\n\t" /* (N: a window over four chunks) */                           \
-    "it mi\n\t"                                                                                \
-    "addmi %[x], %[x], #16\n\t"
-#define MF_PAIR_LONG_ROWS                                                                       \
-    ".word 20f + 1, 84f + 1, 24f + 1, 83f + 1, 23f + 1, 82f + 1, 22f + 1, 81f + 1\n\t"         \
-    ".word 43f + 1, 46f + 1, 44f + 1, 45f + 1, 43f + 1, 46f + 1, 44f + 1, 45f + 1\n\t"         \
-    "20:\n\t" /* a long window's turn: N while another follows */                              \
+    "rsbs %[y], %[t], #(32 * " MF_PAIR_U ")\n\t" /* (N: a window over the chunks) */
+#define MF_PAIR_TURN_TEST                                                                       \
+    "20:\n\t" /* a long window's next turn: N while another follows */                         \
     "ldr %[x], [sp, #24]\n\t"                                                                  \
     "cmp %[p], %[x]\n\t"
 #define MF_PAIR_TURN_END "bmi 20b\n\t"
-/* (a run's next pair: N for its first block, the window over four chunks: 128 less its bytes) */
+/* (a run's next pair: N for its first block, the window over the chunks: their bytes less its) */
 #define MF_PAIR_RUN_BYTES "sub %[y], %[u], %[p]\n\t"
-#define MF_PAIR_RUN_LONG "rsbs %[y], %[y], #128\n\t"
+#define MF_PAIR_RUN_LONG "rsbs %[y], %[y], #(32 * " MF_PAIR_U ")\n\t"
 #else
 #define MF_PAIR_LONG_ENTRY
-#define MF_PAIR_LONG_ROWS
-#define MF_PAIR_TURN_END "ldr %[x], [sp, #4]\n\tcmp %[p], %[x]\n\tbne 21b\n\t"
+#define MF_PAIR_TURN_TEST
+#define MF_PAIR_TURN_END "ldr %[x], [sp, #4]\n\tcmp %[p], %[x]\n\tbne 100b\n\t"
 #define MF_PAIR_RUN_BYTES
 #define MF_PAIR_RUN_LONG
 #endif
@@ -380,7 +417,7 @@ MF_INLINE uint32_t mf_pair_odd(uint32_t m, uint32_t e)
 #endif
 
 #define MF_PAIR_LAST 512 /* the last block's flag, above its channel 3's right shift (pair_stream) */
-#define MF_PAIR_LONG 256 /* every block's of a window over four chunks, below MF_PAIR_LAST */
+#define MF_PAIR_LONG 256 /* every block's of a window over 16 chunks, below MF_PAIR_LAST */
 
 /* Every block of four channels of a pixel pair (c->wide), walking the stream c->w: eight
  * accumulators (both pixels' four channels) start at the block's biases, take one pass over the
@@ -415,18 +452,18 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
         MF_PAIR_RUN_SAVE
         "strd %[x], %[y], [sp, #0]\n\t"
         "strd %[t], %[u], [sp, #8]\n\t"
-        /* [16]: four chunks a turn, entered at the count mod 4: 21 for 0, 24 for 1, 23 for 2,
-         * 22 for 3, each turn ending at MF_PAIR_TURN_END; a lone pixel's two a turn, 41 for an
-         * even count, 42 for an odd one (through 43, 44: its end first). A window of 8 n + 4
-         * values (a narrow conv's) counts a first chunk of which it enters the second half
-         * (71-74, 91-92) through a stub (81-84, 45-46) that moves w and p 16 bytes on.
-         * From the table at 9 by the window's bytes' bits 6-4 (8 more for a lone pixel, 16 for a
-         * window over four chunks in a build with short ones: MF_PAIR_LONG_ENTRY). */
+        /* [16]: the chunks entered at the count from the end (MF_PAIR_SEQ), each block ending
+         * at MF_PAIR_TURN_END; a lone pixel's two a turn, 41 for an even count, 42 for an odd
+         * one (through 43, 44: its end first), its row after the pairs' (46, 45: a first chunk's
+         * second half, 91-92). From the table at 9 by the window's half chunks mod twice the
+         * unrolled chunks (the lone pixel's mod 4, which takes no notice of N), then
+         * MF_PAIR_LONG_ENTRY. */
         "sub %[t], %[y], %[x]\n\t"
-        "ubfx %[x], %[t], #4, #3\n\t"
+        "ubfx %[x], %[t], #4, #" MF_PAIR_LOG "\n\t"
         "cmp %[u], #0\n\t"
-        "it eq\n\t"
-        "addeq %[x], %[x], #8\n\t"
+        "itt eq\n\t"
+        "andeq %[x], %[x], #3\n\t"
+        "addeq %[x], %[x], #(2 * " MF_PAIR_U ")\n\t"
         MF_PAIR_LONG_ENTRY
         "adr %[t], 9f\n\t"
         "ldr %[t], [%[t], %[x], lsl #2]\n\t"
@@ -434,13 +471,10 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
         "b 60f\n\t"
         ".p2align 2\n"
         "9:\n\t" /* (Thumb addresses) */
-        ".word 21f + 1, 84f + 1, 24f + 1, 83f + 1, 23f + 1, 82f + 1, 22f + 1, 81f + 1\n\t"
-        ".word 43f + 1, 46f + 1, 44f + 1, 45f + 1, 43f + 1, 46f + 1, 44f + 1, 45f + 1\n\t"
-        MF_PAIR_LONG_ROWS
-        "21:\n\t" MF_PAIR_CHUNK0 "71:\n\t" MF_PAIR_CHUNK1
-        "22:\n\t" MF_PAIR_CHUNK0 "72:\n\t" MF_PAIR_CHUNK1
-        "23:\n\t" MF_PAIR_CHUNK0 "73:\n\t" MF_PAIR_CHUNK1
-        "24:\n\t" MF_PAIR_CHUNK0 "74:\n\t" MF_PAIR_CHUNK1
+        ".word 100f + 1, " MF_PAIR_ROW "300f + 1\n\t"
+        ".word 43f + 1, 46f + 1, 44f + 1, 45f + 1\n\t"
+        MF_PAIR_TURN_TEST
+        MF_PAIR_SEQ
         MF_PAIR_TURN_END
         "30:\n\t" /* the odd channels taken out of their mixed sums (256 acc: that less the even
                      * one's), the even ones shifted left by 1, all eight requantized */
@@ -487,22 +521,7 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
         "mov %[b2], %[a2]\n\t"
         "mov %[b3], %[a3]\n\t"
         "b 30b\n\t"
-        "81:\n\t" /* the stubs: into a first chunk's second half, a lone pixel's end */
-        "add %[w], %[w], #16\n\t"
-        "add %[p], %[p], #16\n\t"
-        "b 71b\n\t"
-        "82:\n\t"
-        "add %[w], %[w], #16\n\t"
-        "add %[p], %[p], #16\n\t"
-        "b 72b\n\t"
-        "83:\n\t"
-        "add %[w], %[w], #16\n\t"
-        "add %[p], %[p], #16\n\t"
-        "b 73b\n\t"
-        "84:\n\t"
-        "add %[w], %[w], #16\n\t"
-        "add %[p], %[p], #16\n\t"
-        "b 74b\n\t"
+        MF_PAIR_STUBS /* (a first chunk's second half) */
         "44:\n\t"
         "ldr %[x], [sp, #4]\n\t"
         "b 42b\n\t"

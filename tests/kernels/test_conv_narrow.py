@@ -272,6 +272,23 @@ def ends_runs():
 
 def test_narrow_conv_matches_tflm_on_host_with_both_ends_padded(tmp_path, always_fuse):
     failures = placements.run(ends_runs(), tmp_path)
+def every_count_runs():
+    """Narrow convs (1 channel, a row of 4 to 160 taps: windows of 4 to 160 values, 8 n and
+    8 n + 4 for every chunk count n up to 20) over an odd pixel count (a lone last pixel), so that
+    mf_pair_blocks enters its unrolled chunks (MF_PAIR_CHUNKS) at every count from the end, each
+    count's half chunk through its stub, and a window over 16 chunks takes its turns."""
+    rng = np.random.default_rng(SEED + 7)
+    attrs = ConvAttrs("VALID", 2, 1, "NONE", 1, 1)
+    graph = merge([random_conv(rng, (3, kw + 4), (8, 1, kw, 1), attrs) for kw in range(4, 161, 4)], "counts")
+    data, want = placements.tflm_case(graph, SEED + 8)
+    calls = lowered(graph)
+    picked = [c for c in calls if c.kernel == KERNEL]
+    assert sorted(c.params["depth"] for c in picked) == list(range(4, 161, 4))
+    return placements.picked(calls, data, want, lambda c: c.kernel == KERNEL)
+
+
+def test_narrow_conv_matches_tflm_on_host_at_every_chunk_count(tmp_path, always_fuse):
+    failures = placements.run(every_count_runs(), tmp_path)
     assert not failures, "\n".join(failures)
 
 
@@ -280,3 +297,19 @@ def test_narrow_conv_matches_tflm_under_qemu_with_both_ends_padded(tmp_path, alw
     for board in ("qemu-mps2-an386", "qemu-mps2-an500"):
         failures = placements.run(ends_runs(), tmp_path / board, board)
         assert not failures, "\n".join(failures)
+def test_narrow_conv_matches_tflm_under_qemu_at_every_chunk_count(tmp_path, always_fuse):
+    """The chunk loop unrolled to 4, 8 and 16 chunks (MF_PAIR_CHUNKS: each with the windows a build
+    of it has, fast_gemm.pair_chunks) entered at each count, with and without the short windows'
+    skipped test (MF_PAIR_SHORT: a build of 16 whose windows are all over 16 chunks sets 0), on
+    the M4 and M7 loops."""
+    runs = every_count_runs()
+    depth = [r.call.params["depth"] for r in runs]
+    assert {fast_gemm.pair_chunks(d) for d in depth} == {4, 8, 16}
+    builds = [(chunks, 1, [r for r, d in zip(runs, depth) if fast_gemm.pair_chunks(d) <= chunks])
+              for chunks in (4, 8, 16)]
+    builds.append((16, 0, [r for r, d in zip(runs, depth) if d > fast_gemm.PAIR_SHORT]))
+    for board in ("qemu-mps2-an386", "qemu-mps2-an500"):
+        for chunks, short, picked in builds:
+            failures = placements.run(picked, tmp_path / f"{board}-{chunks}-{short}", board,
+                                      defines={"MF_PAIR_CHUNKS": chunks, "MF_PAIR_SHORT": short})
+            assert not failures, "\n".join(failures)

@@ -293,7 +293,7 @@ def test_the_stream_holds_each_blocks_biases_weights_and_table_and_flags_the_las
     shifts = t[:, 3, 0::2] + 256 * t[:, 3, 1::2]
     shifts[1, 1] += fast_gemm.PAIR_LAST << 8
     assert np.array_equal(stream[:, -2:], shifts)
-    # a window over four chunks (PAIR_SHORT values): every block's PAIR_LONG (the chunk loop's turns)
+    # a window over PAIR_SHORT values (16 chunks): every block's PAIR_LONG (the chunk loop's turns)
     long_taps = int8_weights(rng, (6, fast_gemm.PAIR_SHORT + 8))
     long_stream = fast_gemm.pair_stream(long_taps, ConstArray("quant", table.reshape(-1))).data.reshape(2, -1)
     shifts[:, 1] += fast_gemm.PAIR_LONG << 8
@@ -433,7 +433,7 @@ def test_a_build_rounds_ties_only_when_a_paired_conv_needs_them(tmp_path):
 
 @on_qemu
 def test_pair_conv_matches_tflm_under_qemu_with_the_loop_test_after_each_turn(tmp_path, always_fuse):
-    """MF_PAIR_SHORT 0 (a build without a window of up to four chunks): the chunk loop's test after
+    """MF_PAIR_SHORT 0 (a build without a window of up to PAIR_SHORT values): the chunk loop's test after
     each turn (the other tests' builds take the default, 1: a short window's blocks skip it), on
     the M4 and M7 loops; the cases hold both kinds of window."""
     calls, runs = prepared(8)
@@ -458,3 +458,35 @@ def test_a_build_skips_the_loop_test_only_when_a_paired_conv_has_a_short_window(
         calls = [c for c in compiled.calls if c.kernel.startswith(KERNEL)]
         assert calls and max(fast_gemm.pair_sizes(c.params)["MF_PAIR_SHORT"] for c in calls) == short
         assert f"#define MF_PAIR_SHORT {short}\n" in (tmp_path / name / "mf_config.h").read_text()
+
+
+def deep_runs():
+    """Pointwise convs on 128 to 264 channels (16, 17, 32 and 33 chunks: a window of exactly the
+    unrolled chunks, and longer ones whose first turn is whole or partial), as runs and with an
+    odd pixel count (a lone last pixel)."""
+    rng = np.random.default_rng(SEED + 11)
+    attrs = ConvAttrs("VALID", 1, 1, "NONE", 1, 1)
+    graph = merge([random_conv(rng, (1, 5), (8, 1, 1, ic), attrs) for ic in (128, 136, 256, 264)], "deep")
+    data, want = placements.tflm_case(graph, SEED + 12)
+    calls = lowered(graph)
+    assert sorted(c.params["depth"] for c in calls if c.kernel == KERNEL) == [128, 136, 256, 264]
+    return placements.picked(calls, data, want, lambda c: c.kernel == KERNEL)
+
+
+def test_deep_pointwise_pairs_match_tflm_on_host(tmp_path, always_fuse):
+    failures = placements.run(deep_runs(), tmp_path)
+    assert not failures, "\n".join(failures)
+
+
+@on_qemu
+def test_deep_pointwise_pairs_match_tflm_under_qemu(tmp_path, always_fuse):
+    """16 chunks unrolled (MF_PAIR_CHUNKS): a 16-chunk window with no turn test, longer ones in turns
+    of 16 (the first whole at the first chunk, or partial), with and without the short windows'
+    skipped test, on the M4 and M7 loops."""
+    runs = deep_runs()
+    for board in ("qemu-mps2-an386", "qemu-mps2-an500"):
+        for short in (1, 0):
+            picked = [r for r in runs if short or r.call.params["depth"] > fast_gemm.PAIR_SHORT]
+            failures = placements.run(picked, tmp_path / f"{board}-{short}", board,
+                                      defines={"MF_PAIR_CHUNKS": 16, "MF_PAIR_SHORT": short})
+            assert not failures, "\n".join(failures)
