@@ -306,6 +306,18 @@ MF_HELPER void mf_dw_pixels(const intptr_t *tap, int32_t taps, const int8_t *bas
 #include "mf_dw_pairs.h"
 #if MF_DW_QUADS && !MF_MVE
 #include "mf_dw_quads.h"
+
+/* A quad's six window columns of one row, from the row's first at (c bytes a column), unrolled:
+ * an add and a store each. */
+MF_INLINE void mf_dw_quad_cols(intptr_t *col, intptr_t at, int32_t c)
+{
+    col[0] = at;
+    col[1] = at + c;
+    col[2] = at + 2 * c;
+    col[3] = at + 3 * c;
+    col[4] = at + 4 * c;
+    col[5] = at + 5 * c;
+}
 #endif
 
 MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const mf_epilogue_s8 *e,
@@ -404,14 +416,7 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
 #if MF_DW_QUADS && !MF_MVE
     if (quads && (x_hi - x_lo >= 4 || row_quads)) { /* rows with runs of four interior pixels */
         for (ky = 0; ky < 3; ky++) {
-            intptr_t *const col = cols + 6 * ky;
-            const intptr_t at = inner[3 * ky];
-            col[0] = at; /* (unrolled: an add and a store each) */
-            col[1] = at + c;
-            col[2] = at + 2 * c;
-            col[3] = at + 3 * c;
-            col[4] = at + 4 * c;
-            col[5] = at + 5 * c;
+            mf_dw_quad_cols(cols + 6 * ky, inner[3 * ky], c);
         }
     }
 #endif
@@ -466,13 +471,7 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                             }
                             continue;
                         }
-                        const intptr_t at = (intptr_t)(rows[ky] + ix0 * c);
-                        col[0] = at; /* (unrolled: an add and a store each) */
-                        col[1] = at + c;
-                        col[2] = at + 2 * c;
-                        col[3] = at + 3 * c;
-                        col[4] = at + 4 * c;
-                        col[5] = at + 5 * c;
+                        mf_dw_quad_cols(col, (intptr_t)(rows[ky] + ix0 * c), c);
                         for (kx = 0; kx < k_lo; kx++) {
                             col[kx] = zrow;
                         }
