@@ -19,7 +19,7 @@ from .common import requant_params
 from .kernels import WINDOW, KernelSpec, declare
 
 PAIR_OUT_MAX = 128  # mf_conv2d_s8_pair_body.h MF_PAIR_OUT_MAX: output channels of the stage
-PAIR_UNROLL = 16  # mf_conv2d_s8_pair_body.h MF_PAIR_CHUNKS's bound: 8-value chunks unrolled (about 100 B each)
+PAIR_UNROLL = 16  # mf_conv2d_s8_pair_body.h MF_PAIR_CHUNKS's bound: 8-value chunks unrolled (224 B of code each)
 PAIR_SHORT = 8 * PAIR_UNROLL  # MF_PAIR_SHORT: a window of up to that many values runs no turn test
 PAIR_WIDE = 576  # MF_PAIR_WIDE's bound: window values of a pixel in the sign-extended buffer (a
 # build sets MF_PAIR_WIDE to its largest paired window, pair_sizes; every pixel goes through it, a

@@ -317,26 +317,25 @@ typedef struct {
  * channel's division by 128 goes into SSAT's shift (floor(floor(v / 2^s) / 128) = floor(v /
  * 2^(s + 7))): 6 instructions a channel, not 8 and 10. */
 #if MF_PAIR_TIES
-#define MF_PAIR_RQ(a, b, m, r, s, tmp)                                       \
-    "smmlar %[" tmp "], %[" a "], %[" m "], %[" r "]\n\t"                  \
-    "smmlar %[" r "], %[" b "], %[" m "], %[" r "]\n\t"                    \
+/* Both pixels' scaled values (tmp: A's, r: B's) plus their accumulators' signs, shifted right by
+ * s and saturated into a, b. */
+#define MF_PAIR_TIES_TAIL(a, b, r, s, tmp)                                   \
     "add %[" tmp "], %[" tmp "], %[" a "], asr #31\n\t"                    \
     "add %[" r "], %[" r "], %[" b "], asr #31\n\t"                        \
     "asr %[" tmp "], %[" tmp "], %[" s "]\n\t"                             \
     "asr %[" r "], %[" r "], %[" s "]\n\t"                                 \
     "ssat %[" a "], #8, %[" tmp "]\n\t"                                    \
     "ssat %[" b "], #8, %[" r "]\n\t"
+#define MF_PAIR_RQ(a, b, m, r, s, tmp)                                       \
+    "smmlar %[" tmp "], %[" a "], %[" m "], %[" r "]\n\t"                  \
+    "smmlar %[" r "], %[" b "], %[" m "], %[" r "]\n\t"                    \
+    MF_PAIR_TIES_TAIL(a, b, r, s, tmp)
 #define MF_PAIR_RQO(a, b, m, r, s, tmp)                                      \
     "smmla %[" tmp "], %[" a "], %[" m "], %[" r "]\n\t"                   \
     "smmla %[" r "], %[" b "], %[" m "], %[" r "]\n\t"                     \
     "asr %[" tmp "], %[" tmp "], #7\n\t"                                   \
     "asr %[" r "], %[" r "], #7\n\t"                                       \
-    "add %[" tmp "], %[" tmp "], %[" a "], asr #31\n\t"                    \
-    "add %[" r "], %[" r "], %[" b "], asr #31\n\t"                        \
-    "asr %[" tmp "], %[" tmp "], %[" s "]\n\t"                             \
-    "asr %[" r "], %[" r "], %[" s "]\n\t"                                 \
-    "ssat %[" a "], #8, %[" tmp "]\n\t"                                    \
-    "ssat %[" b "], #8, %[" r "]\n\t"
+    MF_PAIR_TIES_TAIL(a, b, r, s, tmp)
 #else
 #define MF_PAIR_RQ(a, b, m, r, s, tmp)                                       \
     "smmlar %[" a "], %[" a "], %[" m "], %[" r "]\n\t"                    \
