@@ -43,8 +43,8 @@ row-major order):
 - BAND (a CASCADE, ops/cascade.py: the band calls of its members run step by step): unit = one
   band call, in the order the steps run them; a band of a member reading the cascade's input
   reads its rows of it (the band's window), a band of the last member writes its rows of the
-  output; a cascade ending in a global pool writes its output in its last band only. Unstaged. Its intermediates live in its scratch (rings), which
-  plan/check.py replays row by row.
+  output; a cascade ending in a global pool writes its output in its last band only. Unstaged.
+  Its intermediates live in its scratch (rings), which plan/check.py replays row by row.
 - Epilogue operands of fused ops (a non-constant input of CONV_2D, DEPTHWISE_CONV_2D or
   FULLY_CONNECTED after slot 2, or of a pool after slot 0, with the output's shape):
   unit = output element i; the operand's element i is read once, before output element
