@@ -11,6 +11,7 @@ from . import lower as lowering
 from . import ops, output, passes, plan
 from .boards import arena_limit, load_board
 from .lower import Lowerer, tuning
+from .lower.call import finish_calls
 from .errors import ArenaLimitError, ModelError, UnsupportedError
 from .ir import Graph
 from .tflite import reader
@@ -116,6 +117,7 @@ def compile_model(model: str | Path | bytes | Graph, options: Options = Options(
                               "the limit writes report.html with the memory timeline)") from None
     ordered = [calls[id(op)] for op in memory.order if id(op) in calls]
     init = _compile_init(source.init, graph, memory, lowerer) if source.init else None
+    finish_calls([*ordered, *(init.calls if init else [])])
     notes = list(source.notes)
     if init is not None:
         notes.append(f"CALL_ONCE subgraph: {len(init.calls)} kernel call(s) run once, in {options.name}_init() "

@@ -27,6 +27,14 @@ def largest(bounds) -> dict[str, int]:
     return out
 
 
+def finish_calls(calls) -> None:
+    """Every call's params in the form its build chose (KernelSpec.finish), from the sizes of
+    all of them: a choice that must be the same for every call of a kernel in one build."""
+    config = largest(c.sizes for c in calls)
+    for c in calls:
+        c.finish(config)
+
+
 @dataclass(eq=False)
 class Call:
     """One kernel invocation: `kernel(&params, inputs..., outputs..., [scratch])`.
@@ -70,6 +78,13 @@ class Call:
         own = self.spec.sizes(self.params) if self.spec.sizes else {}
         inner = [c for b in self.branches for c in b.calls.values()]
         return largest([own, *(c.sizes for c in inner)])
+
+    def finish(self, config: dict[str, int]) -> None:
+        """The params in the build's form (KernelSpec.finish), an IF's branches' included."""
+        if self.spec.finish:
+            self.params = self.spec.finish(self.params, config)
+        for c in [c for b in self.branches for c in b.calls.values()]:
+            c.finish(config)
 
     @property
     def reversible(self) -> bool:

@@ -51,6 +51,10 @@ class CascadeCall(Call):
     def sizes(self) -> dict[str, int]:
         return largest([c.sizes for c in self.bands.values()])
 
+    def finish(self, config: dict[str, int]) -> None:
+        for c in {id(c): c for c in self.bands.values()}.values():
+            c.finish(config)
+
     @property
     def label(self) -> str:
         return f"cascade of {len(casc.members(self.op))} ops" if self.op else "cascade"

@@ -79,7 +79,7 @@ def pair_sizes(params: dict, fused: bool = False) -> dict[str, int]:
     runs = pointwise and not fused and not field("clamp") and field("out_c") % 4 == 0
     return {"MF_PAIR_WINDOWS": int(not pointwise), "MF_PAIR_RUNS": int(runs), "MF_PAIR_TIES": pair_ties(params),
             "MF_PAIR_SHORT": int(depth <= PAIR_SHORT), "MF_PAIR_CHUNKS": pair_chunks(depth),
-            **({"MF_PAIR_WIDE": depth} if depth <= PAIR_WIDE else {})}
+            **fix_sizes(params), **({"MF_PAIR_WIDE": depth} if depth <= PAIR_WIDE else {})}
 
 
 def pair_chunks(depth: int) -> int:
@@ -103,6 +103,8 @@ def pair_ties(params: dict) -> int:
         return params.get(name, params.get(f"k.{name}"))
 
     stream = np.asarray(field("weights").data, np.int64).reshape(-1, PAIR_BLOCK + field("depth"))
+    if stream[0, -2] & PAIR_FIXED:
+        return 0  # (pair_fix takes no stream with ties)
     table = stream[:, -10:-2].reshape(-1, 2)  # per channel: mult, round
     s = (stream[:, -2:, None] >> np.array([0, 8])) & 0xFF  # [block, word, channel in word]
     odd = np.arange(len(table)) % 2 == 1
@@ -196,6 +198,78 @@ def pair_stream(taps: np.ndarray, quant: ConstArray) -> ConstArray:
     return ConstArray("weights", np.ascontiguousarray(stream).reshape(-1))
 
 
+PAIR_FIX = 16  # mf_conv2d_s8_pair_body.h MF_PAIR_FIX: SSAT's right shift of pair_fix's even channels
+PAIR_FIXED = 1 << 30  # in every block's first shift word of a stream in pair_fix's form
+
+
+def _stream(params: dict) -> tuple[str, np.ndarray]:
+    """The params' key of a pair stream and its blocks [block, words] (int64)."""
+    key = "weights" if "weights" in params else "k.weights"
+    depth = params.get("depth", params.get("k.depth"))
+    return key, np.asarray(params[key].data, np.int64).reshape(-1, PAIR_BLOCK + depth)
+
+
+def _even_fields(blocks: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Per block its even channels' (0 and 2) bias, multiplier, round and right shift [block, 2],
+    and their weights' sum |w| (the low bytes of each mixed lane, pair_weights)."""
+    depth = blocks.shape[1] - PAIR_BLOCK
+    table = blocks[:, 4 + depth:4 + depth + 8]
+    w = (blocks[:, 4:4 + depth] & 0xFFFFFFFF).astype(np.uint32).view(np.uint8).reshape(len(blocks), -1, 2, 2, 4)
+    absw = np.abs(w[..., [0, 2]].astype(np.int8).astype(np.int64)).sum(axis=(1, 2, 4))  # [block, pair]
+    return blocks[:, [0, 2]], table[:, [0, 4]], table[:, [1, 5]], blocks[:, -2:] & 0xFF, absw
+
+
+def pair_fixable(params: dict) -> bool:
+    """The call's stream can take pair_fix's form: no ties (pair_ties), and each live even channel's
+    left shift k = 1 + PAIR_FIX - s (s its right shift) at least 2 (so the round stays whole) and
+    keeping every accumulator the int8 inputs can produce (|bias| + 128 sum|w|) within an int32."""
+    _, blocks = _stream(params)
+    if blocks[0, -2] & PAIR_FIXED:
+        return True
+    if pair_ties(params):
+        return False
+    bias, mult, _, s, absw = _even_fields(blocks)
+    k = 1 + PAIR_FIX - s
+    bound = (np.abs(bias) + 128 * absw) << np.clip(k, 0, 17)
+    return not np.any((mult != 0) & ((s < 1) | (k < 2) | (bound >= 2**31)))
+
+
+def pair_fix(blocks: np.ndarray) -> np.ndarray:
+    """A stream's blocks with the even channels requantized at a fixed right shift: TFLite's
+    value for accumulator a (no ties: pair_ties), floor((2 a m + 2^31 + r 2^32) / 2^(32 + s))
+    with the round r's output zero point and rounding, equals floor((a 2^k m + R 2^32) /
+    2^(32 + PAIR_FIX)) with k = 1 + PAIR_FIX - s and R = 2^(k - 2) + r 2^(k - 1) (the numerator
+    and the divisor times 2^(PAIR_FIX - s)): the assembly's LSL by k, SMMLA's high word plus R,
+    and SSAT's immediate shift (mf_conv2d_s8_pair_body.h MF_PAIR_FIX), one instruction fewer than
+    SMMLAR's rounding then a shift by register. k replaces s in the shift words, R the round; a
+    dead channel (multiplier 0) gets floor(R / 2^PAIR_FIX) = floor(r / 2), its value as before."""
+    out = blocks.copy()
+    depth = blocks.shape[1] - PAIR_BLOCK
+    for word, rnd in ((-2, 4 + depth + 1), (-1, 4 + depth + 5)):  # channels 0 and 2
+        k = 1 + PAIR_FIX - (blocks[:, word] & 0xFF)
+        out[:, rnd] = (1 << (k - 2)) + blocks[:, rnd] * (1 << (k - 1))
+        out[:, word] = (blocks[:, word] & ~0xFF) | k
+    out[:, -2] |= PAIR_FIXED
+    return (out + 2**31) % 2**32 - 2**31
+
+
+def fix_sizes(params: dict) -> dict[str, int]:
+    """MF_PAIR_FIX: PAIR_FIX where the call's stream is in pair_fix's form; MF_PAIR_KEEP: 1 where
+    it cannot take it, which keeps the whole build's streams as pair_stream makes them
+    (pair_finish: one requantization in the assembly for all calls)."""
+    _, blocks = _stream(params)
+    fixed = bool(blocks[0, -2] & PAIR_FIXED)
+    return {"MF_PAIR_FIX": PAIR_FIX if fixed else 0, "MF_PAIR_KEEP": int(not pair_fixable(params))}
+
+
+def pair_finish(params: dict, config: dict[str, int]) -> dict:
+    """The call's stream in pair_fix's form when every paired call of the build can take it."""
+    key, blocks = _stream(params)
+    if config.get("MF_PAIR_KEEP", 1) or blocks[0, -2] & PAIR_FIXED:
+        return params
+    return {**params, key: ConstArray(params[key].name, pair_fix(blocks).astype(np.int32).reshape(-1))}
+
+
 def pair_prepare(op: Op, ref: dict) -> dict:
     params = fast.conv_gemm_prepare(op, ref)
     return {**params, "quant": "NULL", "weights": pair_stream(fast.conv_taps(op), params["quant"])}
@@ -205,10 +279,10 @@ MAC_COST = 1.25  # instructions per MAC measured: KWS's 64-channel 1x1 convs (1.
 _FILE, _EP_FILE = "mf_conv2d_s8_pair.c", "mf_conv2d_s8_pair_ep.c"
 declare({}, KernelSpec("mf_conv2d_s8_pair", "mf_conv2d_s8_gemm_params", _FILE,
                        fits=fast.dense(pair_fits), prepare=pair_prepare, reversible=True,
-                       mac_cost=MAC_COST, access=WINDOW, sizes=pair_sizes),
+                       mac_cost=MAC_COST, access=WINDOW, sizes=pair_sizes, finish=pair_finish),
         *(KernelSpec(f"mf_conv2d_s8_pair_{v}", "mf_conv2d_s8_gemm_ep_params", _EP_FILE,
                      base="mf_conv2d_s8_pair", variant=v, reversible=True, mac_cost=MAC_COST,
-                     access=WINDOW, sizes=pair_ep_sizes)
+                     access=WINDOW, sizes=pair_ep_sizes, finish=pair_finish)
           for v in ("add", "lut", "mul", "rsub", "sub")))
 
 
@@ -299,7 +373,8 @@ def narrow_sizes(params: dict) -> dict[str, int]:
     staged = bool(params["clamp"]) or params["out_c"] % 4 != 0
     return {"MF_NARROW_DEPTH": params["depth"], "MF_NARROW_BAND": band, "MF_NARROW_BANDS": 1 + straddles,
             "MF_NARROW_STAGED": int(staged), "MF_PAIR_TIES": pair_ties(params),
-            "MF_PAIR_SHORT": int(params["depth"] <= PAIR_SHORT), "MF_PAIR_CHUNKS": pair_chunks(params["depth"])}
+            "MF_PAIR_SHORT": int(params["depth"] <= PAIR_SHORT), "MF_PAIR_CHUNKS": pair_chunks(params["depth"]),
+            **fix_sizes(params)}
 
 
 # instructions per MAC measured: KWS's first conv (1 -> 64 channels, 10x4) about 1.3; VWW's (8
@@ -307,4 +382,4 @@ def narrow_sizes(params: dict) -> dict[str, int]:
 NARROW_MAC_COST = 1.3
 declare({}, KernelSpec("mf_conv2d_s8_narrow", "mf_conv2d_s8_gemm_params", "mf_conv2d_s8_narrow.c",
                        fits=fast.dense(narrow_fits), prepare=narrow_prepare, reversible=True,
-                       mac_cost=NARROW_MAC_COST, access=WINDOW, sizes=narrow_sizes))
+                       mac_cost=NARROW_MAC_COST, access=WINDOW, sizes=narrow_sizes, finish=pair_finish))

@@ -53,6 +53,9 @@ class KernelSpec:
     # Build-wide bounds of the kernel's stack buffers: params -> {macro: bytes or values}; the build
     # defines each macro in mf_config.h as its largest value over the calls (emit/c.py).
     sizes: Callable[[dict], dict[str, int]] | None = None
+    # Build-wide choice of the params' form: (params, the build's sizes over all its calls) ->
+    # params; run once every call is chosen (lower/call.py finish_calls), before emission.
+    finish: Callable[[dict, dict], dict] | None = None
 
     @property
     def files(self) -> tuple[str, ...]:

@@ -44,6 +44,12 @@
 #ifndef MF_PAIR_TIES         /* 1: some paired conv's output zero point is not -128, so the assembly */
 #define MF_PAIR_TIES 1       /* rounds ties away from zero (MF_PAIR_RQ); 0 in a build where all are */
 #endif                       /* (lower/fast_gemm.py pair_ties) */
+#ifndef MF_PAIR_FIX          /* the even channels' fixed right shift, in a build whose streams all */
+#define MF_PAIR_FIX 0        /* take lower/fast_gemm.py pair_fix's form (no ties); 0: per channel */
+#endif
+#if MF_PAIR_FIX && MF_PAIR_TIES
+#error "MF_PAIR_FIX: a build without ties only (lower/fast_gemm.py pair_fixable)"
+#endif
 
 /* Where a pixel's odd int16 pairs and pixel B's words sit among each 4 values' 4 buffer words
  * (MF_PAIR_WORD: every reader and writer of the buffer goes through it).
@@ -337,6 +343,18 @@ typedef struct {
     "asr %[" r "], %[" r "], #7\n\t"                                       \
     MF_PAIR_TIES_TAIL(a, b, r, s, tmp)
 #else
+#if MF_PAIR_FIX
+/* An even channel in pair_fix's form: the accumulators shifted left by the channel's k (s's
+ * byte), SMMLA's high word plus R, then SSAT's immediate shift: 3 instructions a value, not the
+ * shift by 1, SMMLAR's rounding and a shift by register. */
+#define MF_PAIR_RQ(a, b, m, r, s, tmp)                                       \
+    "lsl %[" a "], %[" a "], %[" s "]\n\t"                                 \
+    "lsl %[" b "], %[" b "], %[" s "]\n\t"                                 \
+    "smmla %[" a "], %[" a "], %[" m "], %[" r "]\n\t"                     \
+    "smmla %[" b "], %[" b "], %[" m "], %[" r "]\n\t"                     \
+    "ssat %[" a "], #8, %[" a "], asr #" MF_PAIR_STR(MF_PAIR_FIX) "\n\t"   \
+    "ssat %[" b "], #8, %[" b "], asr #" MF_PAIR_STR(MF_PAIR_FIX) "\n\t"
+#else
 #define MF_PAIR_RQ(a, b, m, r, s, tmp)                                       \
     "smmlar %[" a "], %[" a "], %[" m "], %[" r "]\n\t"                    \
     "smmlar %[" b "], %[" b "], %[" m "], %[" r "]\n\t"                    \
@@ -344,6 +362,7 @@ typedef struct {
     "asr %[" b "], %[" b "], %[" s "]\n\t"                                 \
     "ssat %[" a "], #8, %[" a "]\n\t"                                      \
     "ssat %[" b "], #8, %[" b "]\n\t"
+#endif
 #define MF_PAIR_RQO(a, b, m, r, s, tmp)                                      \
     "smmla %[" a "], %[" a "], %[" m "], %[" r "]\n\t"                     \
     "smmla %[" b "], %[" b "], %[" m "], %[" r "]\n\t"                     \
@@ -351,6 +370,17 @@ typedef struct {
     "asr %[" b "], %[" b "], %[" s "]\n\t"                                 \
     "ssat %[" a "], #8, %[" a "], asr #7\n\t"                              \
     "ssat %[" b "], #8, %[" b "], asr #7\n\t"
+#endif
+/* The even channels' accumulators doubled (TFLite's doubling high multiply), but for the fixed
+ * form, whose MF_PAIR_RQ shifts them by their own k. */
+#if MF_PAIR_FIX
+#define MF_PAIR_DOUBLE
+#else
+#define MF_PAIR_DOUBLE                                                         \
+    "lsl %[a0], %[a0], #1\n\t"                                               \
+    "lsl %[b0], %[b0], #1\n\t"                                               \
+    "lsl %[a2], %[a2], #1\n\t"                                               \
+    "lsl %[b2], %[b2], #1\n\t"
 #endif
 /* A block's table (pair_stream: per channel mult and round, then the right shifts packed two to
  * a word, channel 3's with the flags above it) into registers and the block's four channels of
@@ -412,6 +442,14 @@ MF_INLINE uint32_t mf_pair_odd(uint32_t m, uint32_t e)
     const int32_t lo = (int32_t)(int16_t)(uint16_t)(m & 0xFFFFu) - (int32_t)(int16_t)(uint16_t)(e & 0xFFFFu);
     const int32_t hi = (int32_t)(int16_t)(uint16_t)(m >> 16) - (int32_t)(int16_t)(uint16_t)(e >> 16);
     return ((uint32_t)(lo / 256) & 0xFFFFu) | (((uint32_t)(hi / 256) & 0xFFFFu) << 16);
+}
+
+/* An even channel in lower/fast_gemm.py pair_fix's form (MF_PAIR_FIX): acc shifted left by k,
+ * times mult, plus round 2^32, over 2^(32 + MF_PAIR_FIX) (the assembly's LSL, SMMLA, SSAT). */
+MF_INLINE int32_t mf_pair_fixed(int32_t acc, int32_t mult, int32_t round, int32_t k)
+{
+    const int64_t x = (int64_t)(int32_t)((uint32_t)acc << k) * mult + (int64_t)round * 4294967296LL;
+    return (int32_t)(x >> 32) >> MF_PAIR_FIX;
 }
 #endif
 
@@ -481,10 +519,7 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
         "sub %[b1], %[b1], %[b0]\n\t"
         "sub %[a3], %[a3], %[a2]\n\t"
         "sub %[b3], %[b3], %[b2]\n\t"
-        "lsl %[a0], %[a0], #1\n\t"
-        "lsl %[b0], %[b0], #1\n\t"
-        "lsl %[a2], %[a2], #1\n\t"
-        "lsl %[b2], %[b2], #1\n\t"
+        MF_PAIR_DOUBLE
         MF_PAIR_TABLE
         "bfi %[a0], %[a2], #16, #8\n\t"
         "bfi %[b0], %[b2], #16, #8\n\t"
@@ -579,8 +614,9 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
             for (j = 0; j < 4; j++) {
                 const int32_t rshift = (int32_t)((uint32_t)q[8 + j / 2] >> (8 * (j % 2))) & 0xFF;
                 const int32_t rnd = j % 2 == 0 ? q[2 * j + 1] : q[2 * j + 1] >> 7; /* (odd: 128 r + 64) */
-                sta[h * c->delta + j] =
-                    (int8_t)mf_ssat8(mf_fast_scale(acc[h][j], c->lshift, q[2 * j], rnd, rshift));
+                sta[h * c->delta + j] = (int8_t)mf_ssat8(
+                    MF_PAIR_FIX && j % 2 == 0 ? mf_pair_fixed(acc[h][j], q[2 * j], q[2 * j + 1], rshift)
+                                              : mf_fast_scale(acc[h][j], c->lshift, q[2 * j], rnd, rshift));
             }
         }
         if ((uint32_t)q[9] >> 8 & MF_PAIR_LAST) {

@@ -490,3 +490,127 @@ def test_deep_pointwise_pairs_match_tflm_under_qemu(tmp_path, always_fuse):
             failures = placements.run(picked, tmp_path / f"{board}-{short}", board,
                                       defines={"MF_PAIR_CHUNKS": 16, "MF_PAIR_SHORT": short})
             assert not failures, "\n".join(failures)
+
+
+# -- the even channels' fixed right shift (fast_gemm.pair_fix, MF_PAIR_FIX) --------------------------
+
+def fixed_table(rng, shifts, out_zp: int = -128, depth: int = 16):
+    """int8 weights [4 n, depth] and mf_fast.h's channel table for channels with TFLite right shifts
+    `shifts` (multipliers in [2^30, 2^31), biases up to 2^12; the last channel dead: multiplier 0),
+    a channel's weights as large as its shift lets pair_fix's left shift keep its sums in an int32."""
+    n = len(shifts)
+    limit = np.minimum(127, 2 ** (np.asarray(shifts) + 13) // (128 * depth) - 32).clip(1)
+    taps = rng.integers(-limit[:, None], limit[:, None] + 1, (n, depth))
+    bias = rng.integers(-4096, 4097, n)
+    mult = rng.integers(2**30, 2**31, n)
+    mult[-1] = 0
+    rows = fast.fast_quant(bias, mult, -np.asarray(shifts), out_zp, taps)
+    return taps, rows, bias, mult
+
+
+def test_the_fixed_form_requantizes_each_even_channel_as_tflite_does():
+    """pair_fix's even channels, LSL by k, SMMLA's high word plus R, then >> MF_PAIR_FIX, give TFLite's
+    value at output zero point -128 for accumulators across each channel's whole reachable range
+    (|bias| + 128 sum|w|, its ends included), right shifts 1 to 15; a dead channel its constant."""
+    from microfuse.fixedpoint import mul_by_quantized_multiplier
+
+    rng = np.random.default_rng(SEED + 30)
+    shifts = [1, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 4, 9, 2]
+    taps, rows, bias, mult = fixed_table(rng, shifts)
+    blocks, _ = fast.quant_blocks(rows)
+    params = {"depth": taps.shape[1], "weights": fast_gemm.pair_stream(taps, blocks)}
+    assert fast_gemm.pair_fixable(params)
+    _, legacy = fast_gemm._stream(params)
+    fixed = fast_gemm.pair_fix(legacy)
+    depth = taps.shape[1]
+    bound = np.abs(bias) + 128 * np.abs(taps).sum(axis=1)
+    checked = 0
+    for b in range(len(fixed)):
+        for j in (0, 2):
+            c = 4 * b + j
+            m, big_r = int(fixed[b, 4 + depth + 2 * j]), int(fixed[b, 4 + depth + 2 * j + 1])
+            word = -2 + j // 2
+            k = int(fixed[b, word]) & 0xFF
+            assert (int(fixed[b, word]) ^ int(legacy[b, word])) & ~0xFF == (fast_gemm.PAIR_FIXED if j == 0 else 0)
+            accs = np.unique(np.concatenate([rng.integers(-bound[c], bound[c] + 1, 4000),
+                                             [-bound[c], bound[c], 0, -1, 1]]))
+            for a in accs.tolist():
+                shifted = ((a << k) + 2**31) % 2**32 - 2**31
+                got = max(-128, min(127, ((shifted * m + big_r * 2**32) >> 32) >> fast_gemm.PAIR_FIX))
+                want = max(-128, min(127, mul_by_quantized_multiplier(a, int(mult[c]), -shifts[c]) - 128))
+                assert got == want, (c, a, shifts[c])
+                checked += 1
+    assert checked > 20000
+
+
+def test_a_stream_keeps_its_per_channel_shifts_where_the_fixed_form_cannot_hold():
+    """pair_fixable: not with ties (an output zero point other than -128), nor a right shift of
+    MF_PAIR_FIX or more (k under 2), nor an accumulator that k shifts out of an int32; the build's
+    config then keeps every stream as it is (MF_PAIR_KEEP 1, pair_finish leaves it)."""
+    rng = np.random.default_rng(SEED + 31)
+
+    def params_of(shifts, out_zp=-128, depth=16):
+        taps, rows, _, _ = fixed_table(rng, shifts, out_zp, depth)
+        return {"depth": depth, "weights": fast_gemm.pair_stream(taps, fast.quant_blocks(rows)[0])}
+
+    ok = params_of([6, 7, 8, 9])
+    assert fast_gemm.pair_fixable(ok) and fast_gemm.fix_sizes(ok) == {"MF_PAIR_FIX": 0, "MF_PAIR_KEEP": 0}
+    assert not fast_gemm.pair_fixable(params_of([6, 7, 8, 9], out_zp=5))
+    assert not fast_gemm.pair_fixable(params_of([fast_gemm.PAIR_FIX, 7, 8, 9]))
+    assert fast_gemm.pair_fixable(params_of([fast_gemm.PAIR_FIX - 1, 7, 8, 9]))
+    assert not fast_gemm.pair_fixable(params_of([1, 7, 8, 9], depth=512))  # 2^16 * 128 * 127 * 512
+    kept = fast_gemm.pair_finish(ok, {"MF_PAIR_KEEP": 1})
+    assert kept is ok
+    fixed = fast_gemm.pair_finish(ok, {"MF_PAIR_KEEP": 0})
+    assert fast_gemm.fix_sizes(fixed) == {"MF_PAIR_FIX": fast_gemm.PAIR_FIX, "MF_PAIR_KEEP": 0}
+    assert fast_gemm.pair_ties(fixed) == 0
+    assert fast_gemm.pair_finish(fixed, {"MF_PAIR_KEEP": 0}) is fixed  # (once)
+
+
+def test_a_build_fixes_the_shifts_only_when_every_paired_conv_can_take_it(tmp_path):
+    """mf_config.h: MF_PAIR_FIX 16 when every paired conv of the build is without ties (and fits),
+    its streams in pair_fix's form; else 0, every stream as pair_stream made it."""
+    from microfuse.pipeline import build
+
+    rng = np.random.default_rng(SEED)
+    floor = [floor_zero_point(pair_graph(rng, i)) for i in range(4)]
+    rng = np.random.default_rng(SEED + 1)
+    other = [pair_graph(rng, i) for i in range(4)]
+    for name, picked, fix in (("floor", floor, fast_gemm.PAIR_FIX), ("mixed", floor + other, 0)):
+        compiled = build(merge(picked, name), tmp_path / name)
+        calls = [c for c in compiled.calls if c.kernel.startswith(KERNEL)]
+        assert calls and {fast_gemm.fix_sizes(c.params)["MF_PAIR_FIX"] for c in calls} == {fix}
+        assert f"#define MF_PAIR_FIX {fix}\n" in (tmp_path / name / "mf_config.h").read_text()
+
+
+def fixed_runs(count: int):
+    """no_ties_runs with their calls' streams in pair_fix's form (as a build of them only makes)."""
+    from microfuse.lower.call import finish_calls
+
+    runs = no_ties_runs(count)
+    fit = [r for r in runs if fast_gemm.pair_fixable(r.call.params)]
+    assert len(fit) >= 0.75 * len(runs)
+    runs = fit
+    finish_calls([r.call for r in runs])
+    assert {fast_gemm.fix_sizes(r.call.params)["MF_PAIR_FIX"] for r in runs} == {fast_gemm.PAIR_FIX}
+    return runs
+
+
+FIXED = {"MF_PAIR_TIES": 0, "MF_PAIR_FIX": fast_gemm.PAIR_FIX}
+
+
+def test_pair_conv_matches_tflm_on_host_with_fixed_shifts(tmp_path, always_fuse):
+    """The portable loop's even channels in pair_fix's form (mf_pair_fixed)."""
+    failures = placements.run(fixed_runs(12), tmp_path, defines=FIXED)
+    assert not failures, "\n".join(failures)
+
+
+@on_qemu
+def test_pair_conv_matches_tflm_under_qemu_with_fixed_shifts(tmp_path, always_fuse):
+    """MF_PAIR_FIX: the M4 and M7 assembly's even channels by LSL k, SMMLA, SSAT's immediate shift;
+    the same streams read with per-channel shifts (MF_PAIR_FIX 0) go wrong."""
+    runs = fixed_runs(12)
+    for board in ("qemu-mps2-an386", "qemu-mps2-an500"):
+        failures = placements.run(runs, tmp_path / board, board, defines=FIXED)
+        assert not failures, "\n".join(failures)
+    assert placements.run(runs, tmp_path / "unfixed", "qemu-mps2-an386", defines={"MF_PAIR_TIES": 0})
