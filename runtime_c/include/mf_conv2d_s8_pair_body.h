@@ -47,8 +47,8 @@
 #ifndef MF_PAIR_FIX          /* the even channels' fixed right shift, in a build whose streams all */
 #define MF_PAIR_FIX 0        /* take lower/fast_gemm.py pair_fix's form (no ties); 0: per channel */
 #endif
-#if MF_PAIR_FIX && MF_PAIR_TIES
-#error "MF_PAIR_FIX: a build without ties only (lower/fast_gemm.py pair_fixable)"
+#if MF_PAIR_FIX && (MF_PAIR_TIES || (defined(MF_PAIR_KEEP) && MF_PAIR_KEEP))
+#error "MF_PAIR_FIX: a build whose every paired stream takes the form (lower/fast_gemm.py pair_fixable)"
 #endif
 
 /* Where a pixel's odd int16 pairs and pixel B's words sit among each 4 values' 4 buffer words
