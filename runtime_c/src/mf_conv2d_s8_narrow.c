@@ -256,14 +256,19 @@ void mf_conv2d_s8_narrow(const mf_conv2d_s8_gemm_params *p, const int8_t *input,
     /* No clamp, whole blocks: the blocks store straight into the output; else through the stage.
      * B's distance from A, when paired: */
     const int direct = !p->clamp && out_c % 4 == 0;
-    uint32_t wide[MF_NARROW_WIDE], stage[2][MF_PAIR_OUT_MAX / 4];
+    uint32_t wide[MF_NARROW_WIDE];
+#if MF_NARROW_STAGED
+    uint32_t stage[2][MF_PAIR_OUT_MAX / 4];
+    const int32_t delta = direct ? step * out_c : (int32_t)sizeof stage[0];
+#else
+    const int32_t delta = step * out_c; /* (no stage on the stack: every call stores straight) */
+#endif
     /* the buffers that a call storing straight widens its pairs into ahead (p->depth words each;
      * one in a build without such runs, MF_PAIR_BUFS), the next one, the first pair's output */
     uint32_t *const full = wide + (MF_PAIR_BUFS && direct ? MF_NARROW_WIDE / p->depth : 1) * p->depth;
     uint32_t *next = wide;
     int8_t *pend = output + q0 * out_c;
     mf_pair_next run;
-    const int32_t delta = direct ? step * out_c : (int32_t)sizeof stage[0];
     uint32_t bands[MF_NARROW_BANDS][MF_NARROW_BAND / 4];
     int32_t tags[2] = {-1, -1};
     /* the columns whose windows lie inside the image horizontally, lo .. hi (none: hi < lo) */
@@ -289,7 +294,9 @@ void mf_conv2d_s8_narrow(const mf_conv2d_s8_gemm_params *p, const int8_t *input,
     ctx.w = (const uint32_t *)(const void *)p->weights;
     run.x = run.last = NULL, run.xb = 4 * p->depth; /* (widened ahead) */
     run.w = ctx.w, run.sstep = 2 * step * out_c - out_c;
+#if MF_NARROW_STAGED
     ctx.sta = (int8_t *)stage[0];
+#endif
     ctx.delta = delta;
     for (k = total; k > 0; k -= 2 * n) { /* k: pixels left */
         /* n pairs from here: pixel q first, then its partner q + step, in the run's order */
