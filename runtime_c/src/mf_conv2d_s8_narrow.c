@@ -228,11 +228,13 @@ MF_INLINE void mf_narrow_blocks(mf_pair_ctx *ctx, const mf_conv2d_s8_gemm_params
     }
 }
 
-/* The pairs widened ahead into the buffers from ctx->wide up to `to` (each run->xb bytes, the
- * first pair's output at *out) through one mf_pair_run: a run (no call per pair) of more than
- * one; *out on past them (each pair 2 out_step bytes on). */
-MF_INLINE void mf_narrow_run(mf_pair_ctx *ctx, mf_pair_next *run, const uint32_t *to, int8_t **out,
-                             int32_t out_step)
+/* The pairs widened ahead into the buffers from ctx->wide up to `to`, fewer than a full run
+ * (each run->xb bytes on, the first pair's output at *out): through one mf_pair_run, a run (no
+ * call per pair) of more than one; *out on past them (each pair 2 out_step bytes on). At most
+ * twice a call (before a lone last pixel, at its end): their count by a division, and run->ends
+ * moved (a full run's, fixed per call, is not needed after these). */
+MF_INLINE void mf_narrow_rest(mf_pair_ctx *ctx, mf_pair_next *run, const uint32_t *to, int8_t **out,
+                              int32_t out_step)
 {
 #if MF_PAIR_BUFS
     const int32_t used = (int32_t)((to - ctx->wide) / (run->xb / 4));
@@ -265,10 +267,13 @@ void mf_conv2d_s8_narrow(const mf_conv2d_s8_gemm_params *p, const int8_t *input,
 #endif
     /* the buffers that a call storing straight widens its pairs into ahead (p->depth words each;
      * one in a build without such runs, MF_PAIR_BUFS), the next one, the first pair's output */
-    uint32_t *const full = wide + (MF_PAIR_BUFS && direct ? MF_NARROW_WIDE / p->depth : 1) * p->depth;
+    const int32_t bufs = MF_PAIR_BUFS && direct ? MF_NARROW_WIDE / p->depth : 1;
+    uint32_t *const full = wide + bufs * p->depth;
     uint32_t *next = wide;
     int8_t *pend = output + q0 * out_c;
-    mf_pair_next run;
+    /* a full run's: the run (NULL: one pair), its pairs' output bytes (no count per run) */
+    mf_pair_next run, *const many = bufs > 1 ? &run : NULL;
+    const int32_t span = 2 * bufs * step * out_c;
     uint32_t bands[MF_NARROW_BANDS][MF_NARROW_BAND / 4];
     int32_t tags[2] = {-1, -1};
     /* the columns whose windows lie inside the image horizontally, lo .. hi (none: hi < lo) */
@@ -293,7 +298,7 @@ void mf_conv2d_s8_narrow(const mf_conv2d_s8_gemm_params *p, const int8_t *input,
     ctx.lshift = p->lshift;
     ctx.w = (const uint32_t *)(const void *)p->weights;
     run.x = run.last = NULL, run.xb = 4 * p->depth; /* (widened ahead) */
-    run.w = ctx.w, run.sstep = 2 * step * out_c - out_c;
+    run.w = ctx.w, run.sstep = 2 * step * out_c - out_c, run.ends = full - p->depth;
 #if MF_NARROW_STAGED
     ctx.sta = (int8_t *)stage[0];
 #endif
@@ -329,7 +334,7 @@ void mf_conv2d_s8_narrow(const mf_conv2d_s8_gemm_params *p, const int8_t *input,
                 xb = band + at, at += dx, left--;
             } else { /* (the pairs widened before it run first) */
                 if (next != wide) {
-                    mf_narrow_run(&ctx, &run, next, &pend, step * out_c);
+                    mf_narrow_rest(&ctx, &run, next, &pend, step * out_c);
                     next = wide;
                 }
                 ctx.delta = 0;
@@ -349,14 +354,15 @@ void mf_conv2d_s8_narrow(const mf_conv2d_s8_gemm_params *p, const int8_t *input,
 #endif
         for (j = n; j > 0; j--, xa += 2 * dx, xb += 2 * dx) { /* (its own loop: the test above, once) */
             next = mf_narrow_widen(&r, xa, xb, next);
-            if (next == full) { /* a run of them */
-                mf_narrow_run(&ctx, &run, next, &pend, step * out_c);
-                next = wide;
+            if (next == full) { /* a full run of them */
+                ctx.sta = pend;
+                mf_pair_run(&ctx, many);
+                pend += span, next = wide;
             }
         }
         q += 2 * n * step;
     }
     if (next != wide) { /* (and a lone last pixel alone) */
-        mf_narrow_run(&ctx, &run, next, &pend, step * out_c);
+        mf_narrow_rest(&ctx, &run, next, &pend, step * out_c);
     }
 }
