@@ -221,9 +221,15 @@ NARROW_IN_C = 4  # in_c bound: more channels have runs of 4 or 8 values for the 
 NARROW_MIN_STRIDE = 2
 NARROW_BAND = 1024  # mf_conv2d_s8_narrow.c MF_NARROW_BAND's bound (VWW's 96-pixel RGB rows: 3 x 292)
 # the stack bytes of the pair buffers a call storing straight widens ahead (MF_NARROW_WIDE, one
-# mf_pair_run for them all: VWW's 112-byte windows 9 pairs a run), for a call of at least
-# NARROW_RUN_MIN pairs (KWS's cascade's rows of 5 pixels gain too little for the stack)
-NARROW_RUN_BYTES = 1024
+# mf_pair_run for them all: VWW's 112-byte windows 4 pairs a run), for a call of at least
+# NARROW_RUN_MIN pairs (KWS's cascade's rows of 5 pixels gain too little for the stack). A run
+# saves a call's prologue and epilogue per pair but its first, about 68 cycles: VWW's est. M4
+# cycles and stack by bytes here (main before runs: 10,750,800, 1,616 B): 224: 10,748,665,
+# 1,516 B (the pair kernel's frame the peak); 336: 10,735,610, 1,608 B; 448: 10,729,081,
+# 1,720 B; 672: 10,722,552, 1,944 B; 1008: 10,718,202, 2,280 B. (Two more pairs in the band's
+# first bytes on VWW's rows inside the image, which read only their right end from it: 448 bytes
+# 10,724,608 cycles, 1,736 B, but 352 B more code; 224: 10,731,407, 1,516 B.)
+NARROW_RUN_BYTES = 512
 NARROW_RUN_MIN = 4
 
 
