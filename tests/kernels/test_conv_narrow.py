@@ -272,6 +272,9 @@ def ends_runs():
 
 def test_narrow_conv_matches_tflm_on_host_with_both_ends_padded(tmp_path, always_fuse):
     failures = placements.run(ends_runs(), tmp_path)
+    assert not failures, "\n".join(failures)
+
+
 def every_count_runs():
     """Narrow convs (1 channel, a row of 4 to 160 taps: windows of 4 to 160 values, 8 n and
     8 n + 4 for every chunk count n up to 20) over an odd pixel count (a lone last pixel), so that
@@ -297,6 +300,9 @@ def test_narrow_conv_matches_tflm_under_qemu_with_both_ends_padded(tmp_path, alw
     for board in ("qemu-mps2-an386", "qemu-mps2-an500"):
         failures = placements.run(ends_runs(), tmp_path / board, board)
         assert not failures, "\n".join(failures)
+
+
+@on_qemu
 def test_narrow_conv_matches_tflm_under_qemu_at_every_chunk_count(tmp_path, always_fuse):
     """The chunk loop unrolled to 4, 8 and 16 chunks (MF_PAIR_CHUNKS: each with the windows a build
     of it has, fast_gemm.pair_chunks) entered at each count, with and without the short windows'
