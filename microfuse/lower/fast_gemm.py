@@ -69,7 +69,7 @@ def pair_sizes(params: dict, fused: bool = False) -> dict[str, int]:
     (pair_ties); MF_PAIR_CHUNKS (pair_chunks): the chunk loop's unrolled chunks; MF_PAIR_SHORT: 1
     when some call's window is at most PAIR_SHORT values (within the unrolled chunks in any build:
     its blocks skip the chunk loop's test, which costs a longer window's first partial turn a
-    stub)."""
+    stub); MF_PAIR_BUFS 0 (narrow_sizes sets 1)."""
     def field(name: str) -> int:
         return params.get(name, params.get(f"k.{name}"))
 
@@ -77,7 +77,8 @@ def pair_sizes(params: dict, fused: bool = False) -> dict[str, int]:
     pointwise = all(field(f) == 1 for f in ("k_h", "k_w", "stride_h", "stride_w")) \
         and field("pad_h") == 0 and field("pad_w") == 0
     runs = pointwise and not fused and not field("clamp") and field("out_c") % 4 == 0
-    return {"MF_PAIR_WINDOWS": int(not pointwise), "MF_PAIR_RUNS": int(runs), "MF_PAIR_TIES": pair_ties(params),
+    return {"MF_PAIR_WINDOWS": int(not pointwise), "MF_PAIR_RUNS": int(runs), "MF_PAIR_BUFS": 0,
+            "MF_PAIR_TIES": pair_ties(params),
             "MF_PAIR_SHORT": int(depth <= PAIR_SHORT), "MF_PAIR_CHUNKS": pair_chunks(depth),
             **fix_sizes(params), **({"MF_PAIR_WIDE": depth} if depth <= PAIR_WIDE else {})}
 
@@ -293,6 +294,18 @@ NARROW_IN_C = 4  # in_c bound: more channels have runs of 4 or 8 values for the 
 # fusion's flash trade-off (its ADD fuses into the other conv), and the cascade's rings grow by 1 KB
 NARROW_MIN_STRIDE = 2
 NARROW_BAND = 1024  # mf_conv2d_s8_narrow.c MF_NARROW_BAND's bound (VWW's 96-pixel RGB rows: 3 x 292)
+# the stack bytes of the pair buffers a call storing straight widens ahead (MF_NARROW_WIDE, one
+# mf_pair_run for them all: VWW's 112-byte windows 4 pairs a run), for a call of at least
+# NARROW_RUN_MIN pairs (KWS's cascade's rows of 5 pixels gain too little for the stack). A run
+# saves a call's prologue and epilogue per pair but its first, about 68 cycles: VWW's est. M4
+# cycles and stack by bytes here (main before runs: 10,750,800, 1,616 B): 224: 10,748,665,
+# 1,516 B (the pair kernel's frame the peak); 336: 10,735,610, 1,608 B; 448: 10,729,081,
+# 1,720 B; 672: 10,722,552, 1,944 B; 1008: 10,718,202, 2,280 B. (Two more pairs in the band's
+# first bytes on VWW's rows inside the image, which read only their right end from it: 448 bytes
+# 10,724,608 cycles, 1,736 B, but 352 B more code; 224: 10,731,407, 1,516 B.) 336, 3 pairs: the
+# most that keeps the stack within what it was before runs.
+NARROW_RUN_BYTES = 336
+NARROW_RUN_MIN = 4
 
 
 def narrow_order(w: np.ndarray) -> np.ndarray:
@@ -367,12 +380,18 @@ def narrow_prepare(op: Op, ref: dict) -> dict:
 def narrow_sizes(params: dict) -> dict[str, int]:
     """The build's stack buffers: its largest window and band, and two bands if a pair straddles rows;
     MF_NARROW_STAGED 1 when some call finishes through the stage (a clamp, or a block's channels
-    part-used), else the kernel's staged loop is compiled out."""
+    part-used), else the kernel's staged loop is compiled out; a call storing straight widens
+    pairs ahead into NARROW_RUN_BYTES of buffers (MF_NARROW_WIDE words) for one mf_pair_run
+    (MF_PAIR_BUFS)."""
     band = narrow_band(*(params[k] for k in ("k_h", "k_w", "in_c", "out_w", "stride_w")))
     straddles = params["out_w"] % 2 == 1 and params["batches"] * params["out_h"] > 1
     staged = bool(params["clamp"]) or params["out_c"] % 4 != 0
+    pairs = params["batches"] * params["out_h"] * params["out_w"] // 2
+    pairs = 1 if staged or pairs < NARROW_RUN_MIN else min(pairs, NARROW_RUN_BYTES // (4 * params["depth"]))
+    # (the words, not the pairs: a build's largest, each call's pairs those of its depth)
     return {"MF_NARROW_DEPTH": params["depth"], "MF_NARROW_BAND": band, "MF_NARROW_BANDS": 1 + straddles,
-            "MF_NARROW_STAGED": int(staged), "MF_PAIR_TIES": pair_ties(params),
+            "MF_NARROW_STAGED": int(staged), "MF_NARROW_WIDE": pairs * params["depth"], "MF_PAIR_BUFS": int(pairs > 1),
+            "MF_PAIR_TIES": pair_ties(params),
             "MF_PAIR_SHORT": int(params["depth"] <= PAIR_SHORT), "MF_PAIR_CHUNKS": pair_chunks(params["depth"]),
             **fix_sizes(params)}
 

@@ -41,6 +41,9 @@
 #ifndef MF_PAIR_SHORT        /* 1: some paired conv's window is at most 16 chunks (128 values), whose */
 #define MF_PAIR_SHORT 1      /* blocks skip the chunk loop's test (MF_PAIR_TURN_END); 0 in a build without */
 #endif                       /* (lower/fast_gemm.py pair_sizes) */
+#ifndef MF_PAIR_BUFS         /* 1: some narrow conv stores straight, its pairs' windows widened ahead */
+#define MF_PAIR_BUFS 1       /* into consecutive buffers (mf_pair_next's ends); 0 in a build without */
+#endif                       /* (lower/fast_gemm.py narrow_sizes, pair_sizes) */
 #ifndef MF_PAIR_TIES         /* 1: some paired conv's output zero point is not -128, so the assembly */
 #define MF_PAIR_TIES 1       /* rounds ties away from zero (MF_PAIR_RQ); 0 in a build where all are */
 #endif                       /* (lower/fast_gemm.py pair_ties) */
@@ -89,13 +92,16 @@ typedef struct {
  * order), up to the pair whose A is at last. Each next pair's windows are the in_c values at x
  * (A, 2 xb on from the pair before) and x + xb (B),
  * which it sign-extends into the buffer itself, its blocks stored from the previous pair's store
- * pointer (past A's channels) plus sstep. */
+ * pointer (past A's channels) plus sstep. Or (MF_PAIR_BUFS; x and last NULL) a run of pairs
+ * widened ahead (mf_conv2d_s8_narrow): each next pair's buffer xb bytes on from the previous
+ * one, up to the one at `ends`; nothing to widen. */
 typedef struct {
     const int8_t *x;    /* 0: the current pair's pixel A values */
     int32_t xb;         /* 4: bytes from A's values to B's (the next pair's A: twice that on) */
     const int8_t *last; /* 8: the run's last pair's A values */
     const uint32_t *w;  /* 12: the stream's start */
     int32_t sstep;      /* 16: bytes from a pair's store pointer past A's channels to the next A's */
+    const uint32_t *ends; /* 20: widened ahead: the last pair's buffer (else the buffer) */
 } mf_pair_next;
 
 #if MF_ASM_LOOPS
@@ -250,7 +256,7 @@ typedef struct {
 /* A run's pairs (mf_pair_run; MF_PAIR_RUNS): the run's pointer kept in the frame ([20]), tested
  * after the last block, where a next pair is sign-extended into the buffer and its blocks begin
  * (all registers free there). Compiled out in a build without runs. */
-#if MF_PAIR_RUNS
+#if MF_PAIR_RUNS || MF_PAIR_BUFS
 #define MF_PAIR_RUN_SAVE "str %[a0], [sp, #20]\n\t"
 #define MF_PAIR_RUN_TEST "ldr %[x], [sp, #20]\n\tcmp %[x], #0\n\tbne 61b\n\t"
 /* (61: a run's next pair, x the run, if any: its values sign-extended into the buffer, per 4
@@ -275,11 +281,42 @@ typedef struct {
     "ldr %[p], [sp, #0]\n\t" /* the buffer, its end */                                          \
     "ldr %[u], [sp, #4]\n\t"
 #endif
-#define MF_PAIR_RUN_NEXT                                                                        \
-    "61:\n\t"                                                                                   \
-    MF_PAIR_RUN_LOADS                                                                           \
-    "cmp %[a0], %[y]\n\t"                                                                       \
+/* (58: a run of pairs widened ahead, MF_PAIR_BUFS: x and last NULL, so that a pointwise run's
+ * pairs pay no test for it, only its end, whose ends is its one buffer, a few cycles; the last
+ * buffer's pair ends the run, else the next's, xb the buffers' bytes apart. The next pair's
+ * buffer p on by those, the store pointer by sstep; its end in the frame for the chunk loop's
+ * test in a build without short windows, else N (the window over the unrolled chunks) and, if
+ * set, the last turn's start, as the prologue's, MF_PAIR_LONG_ENTRY) */
+#if MF_PAIR_BUFS
+#if MF_PAIR_SHORT
+#define MF_PAIR_BUF_LONG                                                                        \
+    "rsbs %[y], %[a1], #(32 * " MF_PAIR_U ")\n\t"                                              \
+    "bpl 60b\n\t"                                                                               \
+    "add %[x], %[p], %[a1]\n\t"                                                                 \
+    "sub %[x], %[x], #(32 * " MF_PAIR_U ")\n\t"                                                \
+    "str %[x], [sp, #24]\n\t"
+#else
+#define MF_PAIR_BUF_LONG "add %[u], %[u], %[a1]\n\tstr %[u], [sp, #4]\n\t"
+#endif
+#define MF_PAIR_BUF_NEXT                                                                        \
+    "58:\n\t"                                                                                   \
+    "ldr %[y], [%[x], #20]\n\t"                                                                 \
+    "cmp %[p], %[y]\n\t"                                                                        \
     "beq 59f\n\t"                                                                               \
+    "add %[p], %[p], %[a1]\n\t"                                                                 \
+    "add %[t], %[t], %[a3]\n\t"                                                                 \
+    "str %[p], [sp, #0]\n\t"                                                                    \
+    "str %[t], [sp, #8]\n\t" MF_PAIR_BUF_LONG                                                    \
+    "b 60b\n\t"
+#define MF_PAIR_RUN_END "beq 58f\n\t"
+#else
+#define MF_PAIR_BUF_NEXT
+#define MF_PAIR_RUN_END "beq 59f\n\t"
+#endif
+#if MF_PAIR_RUNS
+#define MF_PAIR_RUN_PAIRS                                                                       \
+    "cmp %[a0], %[y]\n\t"                                                                       \
+    MF_PAIR_RUN_END                                                                             \
     "add %[a0], %[a0], %[a1], lsl #1\n\t" /* A's values, B's at a0 + a1 */                      \
     "add %[t], %[t], %[a3]\n\t"   /* the store pointer */                                       \
     "str %[a0], [%[x], #0]\n\t"                                                                 \
@@ -290,6 +327,10 @@ typedef struct {
     "bne 62b\n\t"                                                                               \
     MF_PAIR_RUN_LONG                                                                            \
     "b 60b\n\t"
+#else
+#define MF_PAIR_RUN_PAIRS
+#endif
+#define MF_PAIR_RUN_NEXT "61:\n\t" MF_PAIR_RUN_LOADS MF_PAIR_RUN_PAIRS MF_PAIR_BUF_NEXT
 #else
 #define MF_PAIR_RUN_SAVE
 #define MF_PAIR_RUN_TEST
@@ -580,7 +621,7 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
         :
         : "cc", "memory");
 #else
-    const uint32_t *wb = c->w;
+    const uint32_t *wb = c->w, *wide = c->wide, *end = c->end; /* (a run widened ahead moves them) */
     int8_t *sta = c->sta;
     int32_t h, j;
     for (;; sta += 4) {
@@ -591,7 +632,7 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
             acc[0][j] = acc[1][j] = j % 2 == 0 ? (int32_t)wb[j] : (int32_t)(wb[j] - wb[j - 1]) / 256;
         }
         wb += 4;
-        for (x = c->wide; x < c->end; x += 4, wb += 4) { /* 4 values: A's and B's even and odd words */
+        for (x = wide; x < end; x += 4, wb += 4) { /* 4 values: A's and B's even and odd words */
             for (h = 0; h < 2; h++) { /* even, odd halves: weights [h][channels 0-1, 2-3] */
                 for (j = 0; j < 2; j++) { /* a mixed word's lanes less the even channel's: 256 o */
                     const uint32_t m = wb[2 * h + j], e = mf_sxtb16(m);
@@ -620,9 +661,22 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
             }
         }
         if ((uint32_t)q[9] >> 8 & MF_PAIR_LAST) {
-            uint32_t *d = (uint32_t *)(uintptr_t)c->wide;
+            uint32_t *d = (uint32_t *)(uintptr_t)wide;
             const int8_t *xa;
-            if (r == NULL || r->x == r->last) {
+            if (r == NULL) {
+                break;
+            }
+#if MF_PAIR_BUFS
+            if (r->x == NULL) { /* widened ahead: the next buffer, as long, after this one */
+                if (wide == r->ends) {
+                    break;
+                }
+                wide += r->xb / 4, end += r->xb / 4;
+                wb = r->w, sta += r->sstep;
+                continue;
+            }
+#endif
+            if (r->x == r->last) {
                 break;
             }
             r->x += 2 * r->xb; /* a run's next pair, into the buffer */
@@ -887,7 +941,7 @@ MF_INLINE void mf_conv2d_s8_pair_body(const mf_conv2d_s8_gemm_params *p, const m
             const int32_t n = k / 2 - 1;
             mf_pair_next run;
             run.x = input + q * in_c, run.xb = step * in_c, run.last = run.x + 2 * n * run.xb;
-            run.w = ctx.w, run.sstep = 2 * step * out_c - out_c;
+            run.w = ctx.w, run.sstep = 2 * step * out_c - out_c, run.ends = wide; /* (its end, 58) */
             mf_pair_run(&ctx, &run);
             k -= 2 * n, q += 2 * step * n; /* (then the loop's pair) */
             continue;

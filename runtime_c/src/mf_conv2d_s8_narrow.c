@@ -5,7 +5,7 @@
  * kernel, and mf_conv2d_s8_gemm gathers it and computes one pixel's four channels per pass: a
  * loaded weight word serves 4 MACs. Here both pixels' windows are sign-extended into the pair
  * buffer by a read list made at compile time (whole words of each window row, then the rows'
- * leftover values together; zeros up to p->depth, whose weights are zero), and mf_pair_blocks
+ * leftover values together, padded to whole 4s: p->depth values, narrow_depth), and mf_pair_blocks
  * computes four channels of both pixels per pass (a weight word serves 8 MACs: 16 MACs per 4
  * loads, 2 SXTB16, 8 SMLAD). Pairs whose windows lie inside the image are read straight from the
  * input; the others from a band per output row: its k_h input rows' columns padded with the
@@ -29,6 +29,9 @@
 #endif
 #ifndef MF_NARROW_STAGED  /* 1: some call finishes through the stage (a clamp, or out_c % 4); */
 #define MF_NARROW_STAGED 1 /* a build whose calls all store straight sets 0 (lower/fast_gemm.py) */
+#endif
+#ifndef MF_NARROW_WIDE /* words of the pair buffers into which a call storing straight widens */
+#define MF_NARROW_WIDE (4 * MF_NARROW_DEPTH) /* pairs ahead, for one mf_pair_run (lower/fast_gemm.py) */
 #endif
 #ifndef MF_NARROW_BANDS /* 2: some pair of a call straddles two output rows (an odd out_w); */
 #define MF_NARROW_BANDS 2   /* a build whose calls' rows are all even sets 1 (lower/fast_gemm.py) */
@@ -180,7 +183,7 @@ MF_INLINE uint32_t mf_narrow_pack(const int8_t *x, const int32_t *o)
 /* Both pixels' windows (xa, xb: their first taps) sign-extended into the pair
  * buffer in mf_narrow_reads' order: the whole words four a turn (a loop's test per 16 values),
  * then two, then one. */
-MF_INLINE void mf_narrow_widen(const mf_narrow_reads *r, const int8_t *xa, const int8_t *xb, uint32_t *wide)
+MF_INLINE uint32_t *mf_narrow_widen(const mf_narrow_reads *r, const int8_t *xa, const int8_t *xb, uint32_t *wide)
 {
     const int32_t *o = r->word;
     for (; o != r->quads; o += 4) { /* (mf_pair_group: A's and B's 4 values, the next group) */
@@ -200,6 +203,7 @@ MF_INLINE void mf_narrow_widen(const mf_narrow_reads *r, const int8_t *xa, const
     for (o = r->byte; o != r->end; o += 4) {
         wide = mf_pair_group(mf_narrow_pack(xa, o), mf_narrow_pack(xb, o), wide);
     }
+    return wide; /* (the window's end: p->depth words widened, narrow_depth) */
 }
 
 /* A staged pixel's channels, clamped to the activation's bounds, to its output (after both
@@ -224,20 +228,52 @@ MF_INLINE void mf_narrow_blocks(mf_pair_ctx *ctx, const mf_conv2d_s8_gemm_params
     }
 }
 
+/* The pairs widened ahead into the buffers from ctx->wide up to `to`, fewer than a full run
+ * (each run->xb bytes on, the first pair's output at *out): through one mf_pair_run, a run (no
+ * call per pair) of more than one; *out on past them (each pair 2 out_step bytes on). At most
+ * twice a call (before a lone last pixel, at its end): their count by a division, and run->ends
+ * moved (a full run's, fixed per call, is not needed after these). */
+MF_INLINE void mf_narrow_rest(mf_pair_ctx *ctx, mf_pair_next *run, const uint32_t *to, int8_t **out,
+                              int32_t out_step)
+{
+#if MF_PAIR_BUFS
+    const int32_t used = (int32_t)((to - ctx->wide) / (run->xb / 4));
+#else
+    const int32_t used = 1; /* (a build without runs widened ahead: one buffer) */
+#endif
+    ctx->sta = *out;
+    run->ends = to - run->xb / 4;
+    mf_pair_run(ctx, used > 1 ? run : NULL);
+    *out += 2 * used * out_step;
+}
+
 void mf_conv2d_s8_narrow(const mf_conv2d_s8_gemm_params *p, const int8_t *input, int8_t *output)
 {
     const int32_t total = p->batches * p->out_h * p->out_w, out_c = p->out_c, c = p->in_c;
-    const int32_t step = p->reverse ? -1 : 1;
+    const int32_t step = p->reverse ? -1 : 1, q0 = p->reverse ? total - 1 : 0;
     const int32_t bw = (p->out_w - 1) * p->stride_w + p->k_w; /* a band row's pixels */
     const int32_t whole = p->k_w * c & ~3, rest = p->k_w * c - whole;
-    const int32_t filled = p->k_h * whole + ((p->k_h * rest + 3) & ~3); /* the values widened */
     /* in the run's order: from a pixel's first tap to the next's, a row's first pixel's */
     const int32_t dx = step * p->stride_w * c, first = step > 0 ? 0 : (p->out_w - 1) * p->stride_w * c;
     /* No clamp, whole blocks: the blocks store straight into the output; else through the stage.
      * B's distance from A, when paired: */
     const int direct = !p->clamp && out_c % 4 == 0;
-    uint32_t wide[MF_NARROW_DEPTH], stage[2][MF_PAIR_OUT_MAX / 4];
+    uint32_t wide[MF_NARROW_WIDE];
+#if MF_NARROW_STAGED
+    uint32_t stage[2][MF_PAIR_OUT_MAX / 4];
     const int32_t delta = direct ? step * out_c : (int32_t)sizeof stage[0];
+#else
+    const int32_t delta = step * out_c; /* (no stage on the stack: every call stores straight) */
+#endif
+    /* the buffers that a call storing straight widens its pairs into ahead (p->depth words each;
+     * one in a build without such runs, MF_PAIR_BUFS), the next one, the first pair's output */
+    const int32_t bufs = MF_PAIR_BUFS && direct ? MF_NARROW_WIDE / p->depth : 1;
+    uint32_t *const full = wide + bufs * p->depth;
+    uint32_t *next = wide;
+    int8_t *pend = output + q0 * out_c;
+    /* a full run's: the run (NULL: one pair), its pairs' output bytes (no count per run) */
+    mf_pair_next run, *const many = bufs > 1 ? &run : NULL;
+    const int32_t span = 2 * bufs * step * out_c;
     uint32_t bands[MF_NARROW_BANDS][MF_NARROW_BAND / 4];
     int32_t tags[2] = {-1, -1};
     /* the columns whose windows lie inside the image horizontally, lo .. hi (none: hi < lo) */
@@ -247,13 +283,10 @@ void mf_conv2d_s8_narrow(const mf_conv2d_s8_gemm_params *p, const int8_t *input,
     mf_narrow_row w = {0, 0}; /* the current row's */
     mf_narrow_reads r;        /* the current pairs' */
     mf_pair_ctx ctx;
-    int32_t k, j, n, q = p->reverse ? total - 1 : 0;
+    int32_t k, j, n, q = q0;
     int32_t row = q / p->out_w, left = 0; /* the next band's output row; pixels left in the row */
     int32_t at = 0;                       /* the next pixel's first tap in the current band */
     const int8_t *band = NULL;            /* the current row's band */
-    for (j = filled; j < p->depth; j++) { /* the values after the window: zeros */
-        wide[j] = 0;
-    }
     for (j = 0; j < 2; j++) { /* (the lists one after the other in zrow) */
         const int32_t words = p->k_h * (whole / 4), bytes = (p->k_h * rest + 3) & ~3;
         reads[j].word = p->zrow + j * (words + bytes);
@@ -264,13 +297,16 @@ void mf_conv2d_s8_narrow(const mf_conv2d_s8_gemm_params *p, const int8_t *input,
     ctx.end = wide + p->depth;
     ctx.lshift = p->lshift;
     ctx.w = (const uint32_t *)(const void *)p->weights;
+    run.x = run.last = NULL, run.xb = 4 * p->depth; /* (widened ahead) */
+    run.w = ctx.w, run.sstep = 2 * step * out_c - out_c, run.ends = full - p->depth;
+#if MF_NARROW_STAGED
     ctx.sta = (int8_t *)stage[0];
+#endif
     ctx.delta = delta;
     for (k = total; k > 0; k -= 2 * n) { /* k: pixels left */
         /* n pairs from here: pixel q first, then its partner q + step, in the run's order */
         const mf_narrow_reads *list = &reads[0];
         const int8_t *xa, *xb;
-        int8_t *out = output + q * out_c;
         if (left == 0) { /* a new row: where its windows lie, its band */
             mf_narrow_at(p, row, lo, hi, &w);
             band = mf_narrow_rows(p, input, row, bw, bands, tags, band, &w, lo, hi);
@@ -296,13 +332,18 @@ void mf_conv2d_s8_narrow(const mf_conv2d_s8_gemm_params *p, const int8_t *input,
                 band = mf_narrow_rows(p, input, row, bw, bands, tags, band, &w, lo, hi);
                 at = first, row += step, left = p->out_w;
                 xb = band + at, at += dx, left--;
-            } else {
+            } else { /* (the pairs widened before it run first) */
+                if (next != wide) {
+                    mf_narrow_rest(&ctx, &run, next, &pend, step * out_c);
+                    next = wide;
+                }
                 ctx.delta = 0;
             }
         }
         r = *list; /* (in registers, not reloaded per pair after the loop's stores) */
 #if MF_NARROW_STAGED
         if (!direct) {
+            int8_t *out = output + q * out_c;
             for (j = n; j > 0; j--, xa += 2 * dx, xb += 2 * dx, out += 2 * step * out_c) {
                 mf_narrow_widen(&r, xa, xb, wide);
                 mf_narrow_blocks(&ctx, p, out, step * out_c, k > 1 ? 2 : 1);
@@ -311,11 +352,17 @@ void mf_conv2d_s8_narrow(const mf_conv2d_s8_gemm_params *p, const int8_t *input,
             continue;
         }
 #endif
-        for (j = n; j > 0; j--, xa += 2 * dx, xb += 2 * dx, out += 2 * step * out_c) {
-            mf_narrow_widen(&r, xa, xb, wide); /* (its own loop: the test above, once) */
-            ctx.sta = out;
-            mf_pair_blocks(&ctx);
+        for (j = n; j > 0; j--, xa += 2 * dx, xb += 2 * dx) { /* (its own loop: the test above, once) */
+            next = mf_narrow_widen(&r, xa, xb, next);
+            if (next == full) { /* a full run of them */
+                ctx.sta = pend;
+                mf_pair_run(&ctx, many);
+                pend += span, next = wide;
+            }
         }
         q += 2 * n * step;
+    }
+    if (next != wide) { /* (and a lone last pixel alone) */
+        mf_narrow_rest(&ctx, &run, next, &pend, step * out_c);
     }
 }

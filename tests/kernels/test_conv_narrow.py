@@ -272,6 +272,9 @@ def ends_runs():
 
 def test_narrow_conv_matches_tflm_on_host_with_both_ends_padded(tmp_path, always_fuse):
     failures = placements.run(ends_runs(), tmp_path)
+    assert not failures, "\n".join(failures)
+
+
 def every_count_runs():
     """Narrow convs (1 channel, a row of 4 to 160 taps: windows of 4 to 160 values, 8 n and
     8 n + 4 for every chunk count n up to 20) over an odd pixel count (a lone last pixel), so that
@@ -297,6 +300,9 @@ def test_narrow_conv_matches_tflm_under_qemu_with_both_ends_padded(tmp_path, alw
     for board in ("qemu-mps2-an386", "qemu-mps2-an500"):
         failures = placements.run(ends_runs(), tmp_path / board, board)
         assert not failures, "\n".join(failures)
+
+
+@on_qemu
 def test_narrow_conv_matches_tflm_under_qemu_at_every_chunk_count(tmp_path, always_fuse):
     """The chunk loop unrolled to 4, 8 and 16 chunks (MF_PAIR_CHUNKS: each with the windows a build
     of it has, fast_gemm.pair_chunks) entered at each count, with and without the short windows'
@@ -313,3 +319,63 @@ def test_narrow_conv_matches_tflm_under_qemu_at_every_chunk_count(tmp_path, alwa
             failures = placements.run(picked, tmp_path / f"{board}-{chunks}-{short}", board,
                                       defines={"MF_PAIR_CHUNKS": chunks, "MF_PAIR_SHORT": short})
             assert not failures, "\n".join(failures)
+
+
+def widened_runs():
+    """The calls that store straight, whose pairs go widened ahead into consecutive buffers, then
+    through one mf_pair_run (MF_PAIR_BUFS; mf_pair_next's ends): runs of several pairs, cut where
+    the buffers are full (MF_NARROW_WIDE: two of the largest window's, so a call's run holds 2 to
+    many pairs, cut in rows and across them), rows straddled by a pair, a lone last pixel after a
+    run, windows within the unrolled chunks and over them (MF_PAIR_SHORT's last turn's start)."""
+    rng = np.random.default_rng(SEED)
+    shapes = (((13, 17), (8, 3, 3, 3), "SAME", 2), ((20, 13), (16, 10, 4, 1), "SAME", 2),
+              ((3, 148), (4, 1, 144, 1), "VALID", 1), ((9, 12), (12, 2, 3, 2), "SAME", 2))
+    graph = merge([random_conv(rng, hw, w, ConvAttrs(pad, 2, sh, "NONE", 1, 1)) for hw, w, pad, sh in shapes],
+                  "widened")
+    data, want = placements.tflm_case(graph, SEED + 5)
+    runs = placements.picked(lowered(graph), data, want, lambda c: c.kernel == KERNEL)
+    params = [r.call.params for r in runs]
+    assert any(fast_gemm.narrow_sizes(p)["MF_PAIR_BUFS"] == 1 for p in params)  # (the others: tests only)
+    wide = 2 * max(p["depth"] for p in params)
+    pixels = [p["batches"] * p["out_h"] * p["out_w"] for p in params]
+    assert any(n // 2 > wide // p["depth"] for n, p in zip(pixels, params))  # a call of several runs
+    assert any(n % 2 and n > 2 for n in pixels)  # a lone last pixel after pairs
+    assert any(p["out_w"] % 2 and p["batches"] * p["out_h"] > 1 for p in params)  # pairs across rows
+    assert {p["depth"] > fast_gemm.PAIR_SHORT for p in params} == {False, True}
+    return runs, wide
+
+
+# the builds: runs widened ahead beside pointwise runs (VWW's), without them, without short
+# windows (the window's end in the frame), without runs widened ahead (KWS's)
+WIDENED_BUILDS = ({}, {"MF_PAIR_RUNS": 0}, {"MF_PAIR_SHORT": 0}, {"MF_PAIR_BUFS": 0})
+
+
+def test_narrow_conv_matches_tflm_on_host_with_pairs_widened_ahead(tmp_path, always_fuse):
+    runs, wide = widened_runs()
+    for i, defines in enumerate(WIDENED_BUILDS):
+        failures = placements.run(runs, tmp_path / str(i), defines={"MF_NARROW_WIDE": wide, **defines})
+        assert not failures, "\n".join([str(defines)] + failures)
+
+
+@on_qemu
+def test_narrow_conv_matches_tflm_under_qemu_with_pairs_widened_ahead(tmp_path, always_fuse):
+    """mf_pair_run's next pair widened ahead (58) on Cortex-M4F and Cortex-M7, in each build."""
+    runs, wide = widened_runs()
+    for board in ("qemu-mps2-an386", "qemu-mps2-an500"):
+        for i, defines in enumerate(WIDENED_BUILDS):
+            failures = placements.run(runs, tmp_path / board / str(i), board,
+                                      defines={"MF_NARROW_WIDE": wide, **defines})
+            assert not failures, "\n".join([board, str(defines)] + failures)
+
+
+def test_a_build_widens_pairs_ahead_only_for_calls_of_several_pairs():
+    """narrow_sizes: a straight call of NARROW_RUN_MIN pairs or more widens up to NARROW_RUN_BYTES
+    of them ahead (MF_PAIR_BUFS 1); a call of fewer (KWS's cascade's rows) or a staged one, one."""
+    base = min((r.call.params for r in straight_runs()), key=lambda p: p["depth"])
+    depth = base["depth"]
+    many = fast_gemm.narrow_sizes({**base, "batches": 1, "out_h": 48, "out_w": 48, "clamp": 0})
+    assert many["MF_PAIR_BUFS"] == 1 and many["MF_NARROW_WIDE"] == fast_gemm.NARROW_RUN_BYTES // (4 * depth) * depth
+    few = fast_gemm.narrow_sizes({**base, "batches": 1, "out_h": 1, "out_w": 2 * fast_gemm.NARROW_RUN_MIN - 1})
+    assert few["MF_PAIR_BUFS"] == 0 and few["MF_NARROW_WIDE"] == depth
+    staged = fast_gemm.narrow_sizes({**base, "batches": 1, "out_h": 48, "out_w": 48, "clamp": 1})
+    assert staged["MF_PAIR_BUFS"] == 0 and staged["MF_NARROW_WIDE"] == depth
