@@ -262,8 +262,9 @@ def _replay_rings(op: Op, step: int, plan: Plan) -> None:
     each row it reads of an intermediate at the position the program gives it (written by its
     producer, not yet overwritten, by any ring's writes, or moved away), and writes inside its
     ring. Rings may share bytes (ops/cascade.py _nest): a band whose output overlaps a ring it
-    reads replays its kernel's access order (inplace.access of the band op, the contract) unit
-    by unit. Positions are recomputed here from the moves, not taken from the program's bases."""
+    reads replays the access order of its kind (inplace.access of the band op: the contract,
+    which lower/cascade.py requires of such a band's kernel) unit by unit. Positions are
+    recomputed here from the moves, not taken from the program's bases."""
     from ..lower.cascade import band_op  # (lower sits above plan; imported late: no cycle)
 
     prog = cascade.program(op)
