@@ -23,7 +23,7 @@ from ..ops.common import window_kernel, window_pads
 from .call import Call, largest
 from .common import per_tensor_int8
 from .control import ControlSpec
-from .kernels import HELPERS, KernelSpec, declare, make
+from .kernels import HELPERS, WINDOW, KernelSpec, declare, make
 from .registry import lowering
 
 SPEC = ControlSpec("mf_cascade", "", "", access=casc.BAND)
@@ -142,6 +142,13 @@ def _geometry(m: Op, band: casc.Band) -> tuple:
     return band.m, band.b - band.a, win.hi - win.lo, win.lo - (band.a * m.attrs.stride_h - window_pads(m)[0])
 
 
+def _shares_bytes(prog: casc.Program, m: Op) -> bool:
+    """Whether member m's input ring and output ring overlap (its bands run in place)."""
+    src, out = prog.rings.get(m.inputs[0]), prog.rings.get(m.outputs[0])
+    return src is not None and out is not None and src.offset < out.offset + out.nbytes and \
+        out.offset < src.offset + src.nbytes
+
+
 @lowering(casc.CASCADE, DType.INT8, DType.FLOAT32)
 def lower_cascade(op: Op, lw) -> Call:
     ms = casc.members(op)
@@ -155,6 +162,10 @@ def lower_cascade(op: Op, lw) -> Call:
             shared[key] = reducer_call(m, act.a, act.b, origin) if casc.is_reducer(m) else \
                 lw.lower(band_op(m, act, origin))
         bands[id(act)] = shared[key]
+        if _shares_bytes(prog, m) and shared[key].spec.access != WINDOW:  # (every conv kernel's does)
+            raise UnsupportedError(f"{m.where} '{m.name}': its input ring lies inside its output ring "
+                                   f"(ops/cascade.py _nest), but {shared[key].kernel} declares no pixel "
+                                   "access order")
     sources = [s for m in ms for s in [m, *(src for step in m.fused for src in step.sources)]]
     extra = max((c.scratch for c in shared.values()), default=0)
     call = CascadeCall(SPEC, {}, list(op.inputs), list(op.outputs), sources, prog.scratch + extra,

@@ -20,13 +20,16 @@ order of the cascade's input and output: plan/inplace.py BAND) and the checker's
   a memmove), so every kernel reads a window of consecutive rows at one pointer. A conv or depthwise reading
   a ring (`padded`) finds padding rows there, filled with its input's zero point, above and below
   the image: every band of it has one geometry (a tap on such a row adds nothing, as TFLite's
-  padding), so one params struct.
+  padding), so one params struct. The ring a pointwise conv reads may lie inside the ring it
+  writes (`_nest`: its bands then run in place, as a whole layer may), when that takes fewer bytes.
 """
 
 from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass
+
+import numpy as np
 
 from ..errors import PlanError
 from ..ir import DType, Op, OpAttrs, Tensor, first_operand_slot
@@ -129,7 +132,7 @@ class Program:
 
     @property
     def scratch(self) -> int:
-        return sum(_align(r.nbytes) for r in self.rings.values())
+        return max((_align(r.offset + r.nbytes) for r in self.rings.values()), default=0)
 
 
 def row_bytes(t: Tensor) -> int:
@@ -343,7 +346,152 @@ def _program(op: Op) -> Program:
         rings[t] = Ring(t, min(need[t], t.shape[1] + above + below), at, -above)
         at += _align(rings[t].nbytes)
     steps = [[a for a in actions if a[0] != "need"] for actions in _walk(op, {t: r.rows for t, r in rings.items()})]
-    return Program(steps, rings)
+    plain = Program(steps, rings)
+    nested = _nest(op, plain)
+    return nested if nested is not None and nested.scratch < plain.scratch else plain
+
+
+def _pointwise_guest(ms: tuple[Op, ...], t: Tensor) -> int | None:
+    """The member k if ring t's one consumer is a pointwise conv k (1x1, stride 1, no padding,
+    no other arena operand) writing a ring itself: t may then lie inside k's output ring."""
+    consumers = _consumers(ms, t)
+    if len(consumers) != 1 or consumers[0] == len(ms) - 1:
+        return None
+    k = consumers[0]
+    m = ms[k]
+    if m.kind != "CONV_2D" or window_kernel(m)[:2] != (1, 1) or (m.attrs.stride_h, m.attrs.stride_w) != (1, 1):
+        return None
+    if any(window_pads(m)) or len(_memo(m, "window", _window)[4]) or m.inputs[0] is not t:
+        return None
+    return k
+
+
+def _forward(ci: int, co: int, pixels: int) -> int:
+    """plan/inplace.py's forward bound of a pointwise band of `pixels` (unstaged pixel units,
+    ci bytes read, co written each): a store of pixel n lands below pixel n's own bytes and every
+    later one's while out - in <= n ci - (n + 1) co, for every n < pixels."""
+    return min(-co, (pixels - 1) * ci - pixels * co)
+
+
+def _nest(op: Op, plain: Program) -> Program | None:
+    """The program with each ring a pointwise member reads (its guest) placed inside the ring
+    that member writes (its host), where every band still finds its rows (_clash), or None.
+
+    A pointwise band can run over its own input as a whole layer runs in place (plan/inplace.py's
+    pixel units): every store lands below the pixels still to read while the input starts far
+    enough above the output (_forward; for VWW's 8 -> 16 channels, half the band's output bytes
+    above its first row). The guest then takes no bytes of its own beyond its overhang past the
+    host's end. Its producer writes it while the host still holds rows its consumers need (the
+    row a stride-2 window shares with the next step's): the host's ring moves run first in their
+    step (_hoist), and _clash replays the whole program over the scratch's bytes to prove that
+    every read finds its row. The checker (plan/check.py) replays it again, independently."""
+    ms = members(op)
+    guests = {t: k for t in plain.rings if (k := _pointwise_guest(ms, t)) is not None}
+    # a chain of pointwise convs: a ring is a guest or a host, not both (the host keeps its own bytes)
+    guests = {t: k for t, k in guests.items() if t not in {ms[j].outputs[0] for j in guests.values()}}
+    if not guests:
+        return None
+    hosts = {ms[k].outputs[0]: t for t, k in guests.items()}
+    steps = [_hoist(actions, set(hosts), ms) for actions in plain.steps]
+    shift: dict[Tensor, int] = {}  # guest offset less its host's offset, at least
+    for t, k in guests.items():
+        host = ms[k].outputs[0]
+        ci, co = plain.rings[t].row_bytes, plain.rings[host].row_bytes
+        w = t.shape[2]
+        need = 0
+        for actions in steps:
+            for act, base in actions:
+                if isinstance(act, Band) and act.m == k:
+                    out = (act.a - base[host]) * co
+                    inp = (act.reads[0].lo - base[t]) * ci
+                    need = max(need, out - inp - _forward(ci // w, co // w, (act.b - act.a) * w))
+        shift[t] = _align(need)
+    rings, at = {}, 0
+    for m in ms[:-1]:
+        t = m.outputs[0]
+        if t in guests:
+            continue
+        r = plain.rings[t]
+        rings[t] = Ring(t, r.rows, at, r.first)
+        end = at + r.nbytes
+        if t in hosts:
+            g = plain.rings[hosts[t]]
+            rings[g.t] = Ring(g.t, g.rows, at + shift[g.t], g.first)
+            end = max(end, at + shift[g.t] + g.nbytes)
+        at = _align(end)
+    rings = {m.outputs[0]: rings[m.outputs[0]] for m in ms[:-1]}
+    prog = Program(steps, rings)
+    return None if _clash(op, prog, guests) else prog
+
+
+def _touches(act, t: Tensor, ms: tuple[Op, ...]) -> bool:
+    if isinstance(act, (Move, Fill)):
+        return act.t is t
+    return ms[act.m].outputs[0] is t or any(rd.t is t for rd in act.reads)
+
+
+def _hoist(actions: list, rings: set, ms: tuple[Op, ...]) -> list:
+    """A step's moves of `rings` first: before the actions before them that do not use that ring
+    (the consumers' next windows are the same there, so is what the move keeps)."""
+    out: list = []
+    for act, base in actions:
+        k = len(out)
+        if isinstance(act, Move) and act.t in rings:
+            while k > 0 and not _touches(out[k - 1][0], act.t, ms):
+                k -= 1
+        out.insert(k, (act, base))
+    return out
+
+
+def _clash(op: Op, prog: Program, guests: dict[Tensor, int]) -> str | None:
+    """Replay of `prog` over its scratch's bytes, each holding (ring, row): the first read that
+    does not find its row, or a band whose output overlaps what it reads other than a guest's
+    pointwise band within _forward's bound; None when every read finds its row."""
+    ms = members(op)
+    held = np.full(prog.scratch, -1, dtype=np.int64)
+    ids = {t: i for i, t in enumerate(prog.rings)}
+
+    def span(t: Tensor, pos: int, rows: int) -> tuple[int, int]:
+        r = prog.rings[t]
+        return r.offset + pos * r.row_bytes, r.offset + (pos + rows) * r.row_bytes
+
+    def codes(t: Tensor, lo: int, hi: int) -> np.ndarray:
+        return np.repeat((ids[t] << 32) + (1 << 16) + np.arange(lo, hi, dtype=np.int64), prog.rings[t].row_bytes)
+
+    for k, actions in enumerate(prog.steps):
+        for act, base in actions:
+            if isinstance(act, Fill):
+                lo, hi = span(act.t, act.pos, act.rows)
+                held[lo:hi] = codes(act.t, base[act.t] + act.pos, base[act.t] + act.pos + act.rows)
+                continue
+            if isinstance(act, Move):
+                lo, hi = span(act.t, act.src, act.rows)
+                rows = base[act.t] + act.src
+                if np.any(held[lo:hi] != codes(act.t, rows, rows + act.rows)):
+                    return f"step {k}: ring '{act.t.name}' moves rows it does not hold"
+                d, _ = span(act.t, act.dst, act.rows)
+                held[d:d + hi - lo] = held[lo:hi].copy()
+                continue
+            reads = []
+            for rd in act.reads:
+                if rd.t in prog.rings and rd.hi > rd.lo:
+                    lo, hi = span(rd.t, rd.lo - base[rd.t], rd.hi - rd.lo)
+                    if lo < prog.rings[rd.t].offset or hi > prog.rings[rd.t].offset + prog.rings[rd.t].nbytes or \
+                            np.any(held[lo:hi] != codes(rd.t, rd.lo, rd.hi)):
+                        return f"step {k}: {ms[act.m].where} does not find rows {rd.lo}..{rd.hi - 1} of '{rd.t.name}'"
+                    reads.append((rd.t, lo, hi))
+            t = ms[act.m].outputs[0]
+            if t not in prog.rings:
+                continue
+            lo, hi = span(t, act.a - base[t], act.b - act.a)
+            for src, a, b in reads:
+                if a < hi and lo < b:
+                    ci, co = prog.rings[src].row_bytes, prog.rings[t].row_bytes
+                    w = src.shape[2]
+                    if guests.get(src) != act.m or lo - a > _forward(ci // w, co // w, (act.b - act.a) * w):
+                        return f"step {k}: {ms[act.m].where} writes over rows it reads"
+            held[lo:hi] = codes(t, act.a, act.b)
+    return None
 
 
 def whole_bytes(op: Op) -> int:

@@ -258,45 +258,73 @@ def _replay_overlaps(op: Op, step: int, plan: Plan) -> set[Tensor]:
 
 
 def _replay_rings(op: Op, step: int, plan: Plan) -> None:
-    """A CASCADE's rings, row by row: each ring lies inside the op's scratch, apart from the
-    others; every band finds each row it reads of an intermediate at the position the program
-    gives it (written by its producer, not yet overwritten or moved away), and writes inside its
-    ring. Positions are recomputed here from the moves, not taken from the program's bases."""
+    """A CASCADE's rings, byte by byte: each ring lies inside the op's scratch; every band finds
+    each row it reads of an intermediate at the position the program gives it (written by its
+    producer, not yet overwritten, by any ring's writes, or moved away), and writes inside its
+    ring. Rings may share bytes (ops/cascade.py _nest): a band whose output overlaps a ring it
+    reads replays the access order of its kind (inplace.access of the band op: the contract,
+    which lower/cascade.py requires of such a band's kernel) unit by unit. Positions are
+    recomputed here from the moves, not taken from the program's bases."""
+    from ..lower.cascade import band_op  # (lower sits above plan; imported late: no cycle)
+
     prog = cascade.program(op)
     size = plan.scratch.get(op, (0, 0))[1]
-    spans = sorted((r.offset, r.offset + r.nbytes, r.t.name) for r in prog.rings.values())
-    for (lo, hi, name), nxt in zip(spans, spans[1:] + [(size, size, "")]):
-        if lo < 0 or hi > nxt[0] or hi > size:
-            raise PlanError(f"plan check: {_where(op, step)} ring '{name}' [{lo}, {hi}) overlaps "
-                            f"another or leaves the {size}-byte scratch")
-    held = {t: np.full(r.rows, np.iinfo(np.int64).min, dtype=np.int64) for t, r in prog.rings.items()}
+    for r in prog.rings.values():
+        if r.offset < 0 or r.offset + r.nbytes > size:
+            raise PlanError(f"plan check: {_where(op, step)} ring '{r.t.name}' [{r.offset}, "
+                            f"{r.offset + r.nbytes}) leaves the {size}-byte scratch")
+    held = np.full(size, FREE, dtype=np.int64)  # per scratch byte: ring index << 32 | row + 2^16
+    ids = {t: i for i, t in enumerate(prog.rings)}
     base = {t: r.first for t, r in prog.rings.items()}  # the row at position 0
+
+    def at(t: Tensor, row: int) -> int:
+        r = prog.rings[t]
+        return r.offset + (row - base[t]) * r.row_bytes
+
+    def rows(t: Tensor, lo: int, hi: int) -> np.ndarray:
+        return np.repeat((ids[t] << 32) + (1 << 16) + np.arange(lo, hi, dtype=np.int64), prog.rings[t].row_bytes)
+
+    def inside(t: Tensor, lo: int, hi: int) -> bool:
+        r = prog.rings[t]
+        return at(t, lo) >= r.offset and at(t, hi) <= r.offset + r.nbytes
+
     ms = cascade.members(op)
     for k, actions in enumerate(prog.steps):
+        where = f"plan check: {_where(op, step)} cascade step {k}:"
         for act, _ in actions:
             if isinstance(act, cascade.Fill):
-                if act.pos < 0 or act.pos + act.rows > len(held[act.t]):
-                    raise PlanError(f"plan check: {_where(op, step)} cascade step {k}: padding rows "
-                                    f"outside ring '{act.t.name}'")
-                held[act.t][act.pos:act.pos + act.rows] = base[act.t] + np.arange(act.pos, act.pos + act.rows)
+                lo = base[act.t] + act.pos
+                if not inside(act.t, lo, lo + act.rows):
+                    raise PlanError(f"{where} padding rows outside ring '{act.t.name}'")
+                held[at(act.t, lo):at(act.t, lo + act.rows)] = rows(act.t, lo, lo + act.rows)
                 continue
             if isinstance(act, cascade.Move):
-                ring = held[act.t]
-                ring[act.dst:act.dst + act.rows] = ring[act.src:act.src + act.rows].copy()
+                r = prog.rings[act.t]
+                src = held[r.offset + act.src * r.row_bytes:][:act.rows * r.row_bytes].copy()
+                held[r.offset + act.dst * r.row_bytes:][:len(src)] = src
                 base[act.t] += act.src - act.dst
                 continue
+            spans = []
             for rd in act.reads:
-                if rd.t in held and rd.hi > rd.lo:
-                    pos = np.arange(rd.lo, rd.hi) - base[rd.t]
-                    ring = held[rd.t]
-                    if pos[0] < 0 or pos[-1] >= len(ring) or np.any(ring[pos] != np.arange(rd.lo, rd.hi)):
-                        raise PlanError(f"plan check: {_where(op, step)} cascade step {k}: "
-                                        f"{ms[act.m].where} reads rows {rd.lo}..{rd.hi - 1} of ring "
+                if rd.t in prog.rings and rd.hi > rd.lo:
+                    lo, hi = at(rd.t, rd.lo), at(rd.t, rd.hi)
+                    if not inside(rd.t, rd.lo, rd.hi) or np.any(held[lo:hi] != rows(rd.t, rd.lo, rd.hi)):
+                        raise PlanError(f"{where} {ms[act.m].where} reads rows {rd.lo}..{rd.hi - 1} of ring "
                                         f"'{rd.t.name}', which does not hold them there")
+                    spans.append((rd, lo, hi))
             t = ms[act.m].outputs[0]
-            if t in held:
-                pos = np.arange(act.a, act.b) - base[t]
-                if pos[0] < 0 or pos[-1] >= len(held[t]):
-                    raise PlanError(f"plan check: {_where(op, step)} cascade step {k}: {ms[act.m].where} "
-                                    f"writes rows {act.a}..{act.b - 1} outside ring '{t.name}'")
-                held[t][pos] = np.arange(act.a, act.b)
+            if t not in prog.rings:
+                continue
+            if not inside(t, act.a, act.b):
+                raise PlanError(f"{where} {ms[act.m].where} writes rows {act.a}..{act.b - 1} outside ring "
+                                f"'{t.name}'")
+            lo, hi = at(t, act.a), at(t, act.b)
+            overlapped = [(rd, a) for rd, a, b in spans if a < hi and lo < b]
+            if overlapped:
+                band = band_op(ms[act.m], act)
+                for rd, a in overlapped:
+                    acc = access(band, rd.slot) if rd.slot < len(band.inputs) else None
+                    if acc is None or _replay(acc, a, lo, False, size) is not None:
+                        raise PlanError(f"{where} {ms[act.m].where} writes rows {act.a}..{act.b - 1} of "
+                                        f"'{t.name}' over rows of '{rd.t.name}' before it reads them")
+            held[lo:hi] = rows(t, act.a, act.b)
