@@ -162,7 +162,7 @@ typedef struct {
  * pair_sizes) such a window runs no test after its chunks: the BMI after the last is not taken
  * (N clear), its block goes on to its tail at 1 cycle. N is the call's MF_PAIR_LONG flag (in every
  * block's table, pair_stream: set for a window over 16 chunks, only in a build of 16), from the
- * tail's LSLS (with the last block's flag in C) or, for a call's first block, the prologue's RSBS.
+ * table's ASRS (with the last block's flag in C) or, for a call's first block, the prologue's RSBS.
  * A longer window's turns (its first entered at the count mod 16, a whole one at the first chunk)
  * compare p with the last turn's start ([24]) at 20, after the first, which leaves N set while
  * another turn follows, for the BMI: 6 cycles a turn, as the test after the turn takes. Without
@@ -353,10 +353,13 @@ typedef struct {
     "ssat %[" b "], #8, %[" b "], asr #7\n\t"
 #endif
 /* A block's table (pair_stream: per channel mult and round, then the right shifts packed two to
- * a word, channel 3's with the flags above it) into registers and the block's four channels of
- * both pixels requantized and packed, A's in a0, B's in b0, channel 3's right shift and the
- * flags (MF_PAIR_LONG, MF_PAIR_LAST) left in t. ASR takes a shift register's low byte only, so a
- * packed word serves its first channel as it is and its second once LSR by 8: a register fewer,
+ * a word, the even channel's in bits 0-7, the odd one's in 9-16, the second word with the flags
+ * MF_PAIR_LAST, bit 8, and MF_PAIR_LONG, bit 31) into registers and the block's four channels of
+ * both pixels requantized and packed, A's in a0, B's in b0, the flags in C and N: the ASRS by 9
+ * that gives channel 3's shift shifts bit 8 out into C and keeps bit 31 in N (nothing after it
+ * sets the flags, SSAT sets only Q: the BCS after the stores, the next block's BMI after its
+ * chunks read them). ASR takes a shift register's low byte only, so a packed word serves its
+ * first channel as it is and its second once shifted right by 9: a register fewer,
  * so that the 10 words (not 12) load in two runs (five and five, 12 cycles) where no temporary is
  * needed (the table's loads cost one cycle each in a run and one more per run). With ties (a
  * temporary, p) three runs: four, two, then four into the registers channel 1's values, packed,
@@ -370,7 +373,7 @@ typedef struct {
     MF_PAIR_RQ("a0", "b0", "x", "y", "t", "p")                                 \
     "ldr %[x], [%[w], #-28]\n\t"                                              \
     "ldr %[y], [%[w], #-24]\n\t"                                              \
-    "lsr %[t], %[t], #8\n\t"                                                  \
+    "lsr %[t], %[t], #9\n\t"                                                  \
     MF_PAIR_RQO("a1", "b1", "u", "x", "t", "p")                                \
     "bfi %[a0], %[a1], #8, #8\n\t"                                            \
     "bfi %[b0], %[b1], #8, #8\n\t"                                            \
@@ -379,7 +382,7 @@ typedef struct {
     "ldr %[u], [%[w], #-16]\n\t"                                              \
     "ldr %[a1], [%[w], #-12]\n\t"                                             \
     MF_PAIR_RQ("a2", "b2", "y", "x", "t", "p")                                 \
-    "lsr %[t], %[t], #8\n\t"                                                  \
+    "asrs %[t], %[t], #9\n\t"                                                 \
     MF_PAIR_RQO("a3", "b3", "u", "a1", "t", "p")
 #else
 #define MF_PAIR_TABLE                                                          \
@@ -389,7 +392,7 @@ typedef struct {
     "ldr %[u], [%[w], #-32]\n\t"                                              \
     "ldr %[p], [%[w], #-28]\n\t"                                              \
     MF_PAIR_RQ("a0", "b0", "x", "y", "t", "")                                  \
-    "lsr %[t], %[t], #8\n\t"                                                  \
+    "lsr %[t], %[t], #9\n\t"                                                  \
     MF_PAIR_RQO("a1", "b1", "u", "p", "t", "")                                 \
     "bfi %[a0], %[a1], #8, #8\n\t"                                            \
     "bfi %[b0], %[b1], #8, #8\n\t"                                            \
@@ -399,7 +402,7 @@ typedef struct {
     "ldr %[u], [%[w], #-16]\n\t"                                              \
     "ldr %[p], [%[w], #-12]\n\t"                                              \
     MF_PAIR_RQ("a2", "b2", "x", "y", "t", "")                                  \
-    "lsr %[t], %[t], #8\n\t"                                                  \
+    "asrs %[t], %[t], #9\n\t"                                                 \
     MF_PAIR_RQO("a3", "b3", "u", "p", "t", "")
 #endif
 #endif /* MF_ASM_LOOPS */
@@ -415,8 +418,10 @@ MF_INLINE uint32_t mf_pair_odd(uint32_t m, uint32_t e)
 }
 #endif
 
-#define MF_PAIR_LAST 512 /* the last block's flag, above its channel 3's right shift (pair_stream) */
-#define MF_PAIR_LONG 256 /* every block's of a window over 16 chunks, below MF_PAIR_LAST */
+/* The flags in a block's second shift word (pair_stream: channel 2's right shift in bits 0-7,
+ * channel 3's in 9-16), where MF_PAIR_TABLE's ASRS by 9 moves them into C and N. */
+#define MF_PAIR_LAST 0x100u      /* bit 8: the last block's (C) */
+#define MF_PAIR_LONG 0x80000000u /* bit 31: every block's of a window over 16 chunks (N) */
 
 /* Every block of four channels of a pixel pair (c->wide), walking the stream c->w: eight
  * accumulators (both pixels' four channels) start at the block's biases, take one pass over the
@@ -495,8 +500,7 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
         "str %[b0], [%[x], %[y]]\n\t"
         "str %[a0], [%[x]], #4\n\t"
         "str %[x], [sp, #8]\n\t"
-        "lsls %[x], %[t], #23\n\t" /* (t: channel 3's right shift; C: MF_PAIR_LAST, N: MF_PAIR_LONG) */
-        "bcs 50f\n\t"
+        "bcs 50f\n\t" /* (C: MF_PAIR_LAST, from MF_PAIR_TABLE's ASRS) */
         "60:\n\t" /* the next block's biases, the window; to its chunks */
         "ldr %[a0], [%[w]], #16\n\t"
         "ldr %[a1], [%[w], #-12]\n\t"
@@ -577,13 +581,13 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
         wb += 10;
         for (h = 1; h >= 0; h--) { /* B's four values first, then A's */
             for (j = 0; j < 4; j++) {
-                const int32_t rshift = (int32_t)((uint32_t)q[8 + j / 2] >> (8 * (j % 2))) & 0xFF;
+                const int32_t rshift = (int32_t)((uint32_t)q[8 + j / 2] >> (9 * (j % 2))) & 0xFF;
                 const int32_t rnd = j % 2 == 0 ? q[2 * j + 1] : q[2 * j + 1] >> 7; /* (odd: 128 r + 64) */
                 sta[h * c->delta + j] =
                     (int8_t)mf_ssat8(mf_fast_scale(acc[h][j], c->lshift, q[2 * j], rnd, rshift));
             }
         }
-        if ((uint32_t)q[9] >> 8 & MF_PAIR_LAST) {
+        if ((uint32_t)q[9] & MF_PAIR_LAST) {
             uint32_t *d = (uint32_t *)(uintptr_t)c->wide;
             const int8_t *xa;
             if (r == NULL || r->x == r->last) {
