@@ -148,9 +148,10 @@ typedef struct {
 /* The chunk loop: MF_PAIR_CHUNKS chunks in a row (a build's, lower/fast_gemm.py pair_chunks: its
  * largest window's chunks up to a power of two, 4 to 16), entered from the table at 9 (mf_pair_run's
  * [16] entry) so that a window of n chunks runs the last n: the count from the end, a window of
- * 8 n + 4 values (a narrow conv's) entered at its first chunk's second group (2xx). In a build with a window of up to 16 chunks (MF_PAIR_SHORT,
- * pair_sizes) such a window runs no test after its chunks: the BMI after the last is not taken
- * (N clear), its block goes on to its tail at 1 cycle. N is the call's MF_PAIR_LONG flag (in every
+ * 8 n + 4 values (a narrow conv's) entered at its first chunk's second group (2xx). A build of
+ * fewer than 16 has no longer window and no test after the chunks. In a build of 16 with a window
+ * of up to 16 chunks (MF_PAIR_SHORT, pair_sizes) such a window runs no test after its chunks: the
+ * BMI after the last is not taken (N clear), its block goes on to its tail at 1 cycle. N is the call's MF_PAIR_LONG flag (in every
  * block's table, pair_stream: set for a window over 16 chunks, only in a build of 16), from the
  * table's ASRS (with the last block's flag in C) or, for a call's first block, the prologue's RSBS.
  * A longer window's turns (its first entered at the count mod 16, a whole one at the first chunk)
@@ -187,7 +188,15 @@ typedef struct {
 #error "MF_PAIR_CHUNKS: 4, 8 or 16 (lower/fast_gemm.py pair_chunks)"
 #endif
 #define MF_PAIR_U MF_PAIR_STR(MF_PAIR_CHUNKS)
-#if MF_PAIR_SHORT
+#if MF_PAIR_CHUNKS < 16
+/* A build of fewer unrolled chunks has no window over them (pair_chunks: its largest's, up to a
+ * power of two): every block runs its chunks once and goes on to its tail, no turns, no test. */
+#define MF_PAIR_LONG_ENTRY
+#define MF_PAIR_TURN_TEST
+#define MF_PAIR_TURN_END
+#define MF_PAIR_RUN_BYTES
+#define MF_PAIR_RUN_LONG
+#elif MF_PAIR_SHORT
 #define MF_PAIR_LONG_ENTRY                                                                      \
     "sub %[y], %[y], #(32 * " MF_PAIR_U ")\n\t"                                                \
     "str %[y], [sp, #24]\n\t" /* the last turn's start */                                     \
