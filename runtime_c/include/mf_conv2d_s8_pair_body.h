@@ -151,9 +151,10 @@ typedef struct {
  * 8 n + 4 values (a narrow conv's) entered at its first chunk's second group (2xx). A build of
  * fewer than 16 has no longer window and no test after the chunks. In a build of 16 with a window
  * of up to 16 chunks (MF_PAIR_SHORT, pair_sizes) such a window runs no test after its chunks: the
- * BMI after the last is not taken (N clear), its block goes on to its tail at 1 cycle. N is the call's MF_PAIR_LONG flag (in every
- * block's table, pair_stream: set for a window over 16 chunks, only in a build of 16), from the
- * table's ASRS (with the last block's flag in C) or, for a call's first block, the prologue's RSBS.
+ * BMI after the last is not taken (N clear), its block goes on to its tail at 1 cycle. N is the
+ * call's MF_PAIR_LONG flag (in every block's table, pair_stream: set for a window over 16 chunks,
+ * only in a build of 16), from the table's ASRS (with the last block's flag in C) or, for a call's
+ * first block, the prologue's RSBS.
  * A longer window's turns (its first entered at the count mod 16, a whole one at the first chunk)
  * compare p with the last turn's start ([24]) at 20, after the first, which leaves N set while
  * another turn follows, for the BMI: 6 cycles a turn, as the test after the turn takes. Without
