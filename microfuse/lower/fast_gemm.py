@@ -107,7 +107,7 @@ def pair_ties(params: dict) -> int:
     if stream[0, -2] & PAIR_FIXED:
         return 0  # (pair_fix takes no stream with ties)
     table = stream[:, -10:-2].reshape(-1, 2)  # per channel: mult, round
-    s = (stream[:, -2:, None] >> np.array([0, 8])) & 0xFF  # [block, word, channel in word]
+    s = (stream[:, -2:, None] >> np.array([0, PAIR_ODD_SHIFT])) & 0xFF  # [block, word, channel in word]
     odd = np.arange(len(table)) % 2 == 1
     rnd = np.where(odd, table[:, 1] >> 7, table[:, 1])
     s = s.reshape(-1)
@@ -169,8 +169,9 @@ def pair_weights(taps: np.ndarray) -> np.ndarray:
     return fast.words(w.astype(np.int8))
 
 
-PAIR_LAST = 512  # mf_pair_blocks' MF_PAIR_LAST: the last block's flag, above its channel 3's right shift
-PAIR_LONG = 256  # MF_PAIR_LONG: every block's of a window over PAIR_SHORT values, below PAIR_LAST
+PAIR_ODD_SHIFT = 9  # an odd channel's right shift in its shift word: bits 9-16 (0-7: the even one's)
+PAIR_LAST = 1 << 8  # MF_PAIR_LAST: the last block's flag, between channel 2's and 3's right shifts
+PAIR_LONG = 1 << 31  # MF_PAIR_LONG: every block's of a window over PAIR_SHORT values
 PAIR_BLOCK = 14  # a block's words in pair_stream besides its weights: 4 biases, 8 mult / round, 2 shifts
 
 
@@ -180,17 +181,18 @@ def pair_stream(taps: np.ndarray, quant: ConstArray) -> ConstArray:
     words, then per channel (multiplier, round) from mf_fast.h's channel table, an odd channel's
     round as 128 r + 64 (mixed_fits keeps it within 2^30; the assembly requantizes the odd
     channels' 256 acc with it, MF_PAIR_RQO), and the right shifts two to a word, channels 0 and 1
-    (s0 + 256 s1), 2 and 3 (ASR takes a register's low byte: one word serves two channels, LSR by
-    8 between them); the word of channels 2 and 3 carries PAIR_LONG above channel 3's shift (bit
-    16) where the window is over PAIR_SHORT values (the chunk loop's turns, MF_PAIR_SHORT), and
-    the last block's PAIR_LAST (bit 17), so the loop walks one pointer and needs no count."""
+    (s0 + 2^9 s1), 2 and 3 (ASR takes a register's low byte: one word serves two channels, a shift
+    right by 9 between them); the word of channels 2 and 3 carries the last block's PAIR_LAST in
+    bit 8, between its shifts, and PAIR_LONG in bit 31 where the window is over PAIR_SHORT values
+    (the chunk loop's turns, MF_PAIR_SHORT), so that the one ASRS by 9 that gives channel 3's shift
+    also sets C (the last block: the loop walks one pointer and needs no count) and N (the turns)."""
     q = np.asarray(quant.data, np.int64).reshape(-1, 4, 4).copy()  # [block, field, channel]
     nb = len(q)
     q[:, 0, 1::2] = 256 * q[:, 0, 1::2] + q[:, 0, 0::2]
     q[:, 2, 1::2] = 128 * q[:, 2, 1::2] + 64  # (MF_PAIR_RQO: SMMLA of 256 acc, over 128)
-    shifts = q[:, 3, 0::2] + (q[:, 3, 1::2] << 8)  # [block, channels 0-1, 2-3]
-    shifts[:, 1] |= (PAIR_LONG << 8) * (np.asarray(taps).shape[1] > PAIR_SHORT)  # (above channel 3's)
-    shifts[-1, 1] |= PAIR_LAST << 8  # the last block's flag
+    shifts = q[:, 3, 0::2] + (q[:, 3, 1::2] << PAIR_ODD_SHIFT)  # [block, channels 0-1, 2-3]
+    shifts[:, 1] |= PAIR_LONG * (np.asarray(taps).shape[1] > PAIR_SHORT)  # (the sign bit)
+    shifts[-1, 1] |= PAIR_LAST  # the last block's flag
     q = (q + 2**31) % 2**32 - 2**31
     shifts = (shifts + 2**31) % 2**32 - 2**31
     w = pair_weights(taps).reshape(nb, -1)

@@ -71,8 +71,8 @@
 #define MF_PAIR_WORD(group, pixel, odd) (4 * (group) + (pixel) * MF_PAIR_B + (odd) * MF_PAIR_ODD)
 #define MF_PAIR_STR_(x) #x
 #define MF_PAIR_STR(x) MF_PAIR_STR_(x)
-/* That word of a chunk in the assembly, behind the chunk's 32-byte post-increment. */
-#define MF_PAIR_AT(group, pixel, odd) "[%[p], #(4 * " MF_PAIR_STR(MF_PAIR_WORD(group, pixel, odd)) " - 32)]"
+/* That word of a group in the assembly, behind the group's 16-byte post-increment. */
+#define MF_PAIR_AT(pixel, odd) "[%[p], #(4 * " MF_PAIR_STR(MF_PAIR_WORD(0, pixel, odd)) " - 16)]"
 
 
 /* The state of mf_pair_blocks's loop (the assembly copies it to its frame by offset: keep the
@@ -122,24 +122,19 @@ typedef struct {
     "sxtb16 %[u], %[u]\n\t"                                                                     \
     "smlad %[a2], %[x], %[u], %[a2]\n\t"                                                        \
     "smlad %[b2], %[y], %[u], %[b2]\n\t"
-/* One chunk of 8 values (64 MACs): the buffer's 32 bytes (4 words per 4 values), the weights'
- * 32 (per 4 values: even channels 0-1, 2-3, odd 0-1, 2-3); both pointers post-incremented by the
- * first loads (MF_PAIR_CHUNK0, its first 4 values), so that MF_PAIR_CHUNK1, the other 4, can be
- * entered alone with both 16 bytes into their next chunk: a window of 8 n + 4 values. */
+/* One group of 4 values (32 MACs; a chunk, 8 values, is two): the buffer's 16 bytes (4 words),
+ * the weights' 16 (even channels 0-1, 2-3, odd 0-1, 2-3); both pointers post-incremented by the
+ * group's first loads, so that any group can be entered as it is (a window of 8 n + 4 values at
+ * its first chunk's second group: no stub to move the pointers on). */
 #if MF_PAIR_B == 1 /* both pixels' words side by side: one LDRD */
 #define MF_PAIR_XY(first, second) "ldrd %[x], %[y], " first
 #else
 #define MF_PAIR_XY(first, second) "ldr %[x], " first "\n\tldr %[y], " second
 #endif
-#define MF_PAIR_CHUNK0                                                                          \
-    MF_PAIR_HALF(MF_PAIR_XY("[%[p]], #32", MF_PAIR_AT(0, 1, 0)), "ldr %[t], [%[w]], #32",       \
-                 "ldr %[u], [%[w], #-28]")                                                      \
-    MF_PAIR_HALF(MF_PAIR_XY(MF_PAIR_AT(0, 0, 1), MF_PAIR_AT(0, 1, 1)), "ldr %[t], [%[w], #-24]", \
-                 "ldr %[u], [%[w], #-20]")
-#define MF_PAIR_CHUNK1                                                                          \
-    MF_PAIR_HALF(MF_PAIR_XY(MF_PAIR_AT(1, 0, 0), MF_PAIR_AT(1, 1, 0)), "ldr %[t], [%[w], #-16]", \
+#define MF_PAIR_GROUP                                                                           \
+    MF_PAIR_HALF(MF_PAIR_XY("[%[p]], #16", MF_PAIR_AT(1, 0)), "ldr %[t], [%[w]], #16",          \
                  "ldr %[u], [%[w], #-12]")                                                      \
-    MF_PAIR_HALF(MF_PAIR_XY(MF_PAIR_AT(1, 0, 1), MF_PAIR_AT(1, 1, 1)), "ldr %[t], [%[w], #-8]",  \
+    MF_PAIR_HALF(MF_PAIR_XY(MF_PAIR_AT(0, 1), MF_PAIR_AT(1, 1)), "ldr %[t], [%[w], #-8]",       \
                  "ldr %[u], [%[w], #-4]")
 /* Pixel A alone: 4 values (A's even and odd words y, u) of the four channels (mixed weight
  * words b0-b3, each first as it is, then its SXTB16 in place): 6 loads, 4 SXTB16, 8 SMLAD. */
@@ -157,24 +152,21 @@ typedef struct {
     "smlad %[a3], %[u], %[b3], %[a3]\n\t"                                                     \
     "sxtb16 %[b3], %[b3]\n\t"                                                                 \
     "smlad %[a2], %[u], %[b3], %[a2]\n\t"
-/* Pixel A alone, one chunk of 8 values (32 MACs), both pointers post-incremented by the first
- * loads (MF_PAIR_LONE0; MF_PAIR_LONE1 entered alone as MF_PAIR_CHUNK1). */
-#define MF_PAIR_LONE0                                                                                    \
-    MF_PAIR_LONE4("ldr %[y], [%[p]], #32", "ldr %[u], " MF_PAIR_AT(0, 0, 1), "ldr %[b0], [%[w]], #32",  \
-                  "ldr %[b1], [%[w], #-28]", "ldr %[b2], [%[w], #-24]", "ldr %[b3], [%[w], #-20]")
-#define MF_PAIR_LONE1                                                                                    \
-    MF_PAIR_LONE4("ldr %[y], " MF_PAIR_AT(1, 0, 0), "ldr %[u], " MF_PAIR_AT(1, 0, 1),                    \
-                  "ldr %[b0], [%[w], #-16]", "ldr %[b1], [%[w], #-12]", "ldr %[b2], [%[w], #-8]",       \
-                  "ldr %[b3], [%[w], #-4]")
+/* Pixel A alone, one group of 4 values (16 MACs), both pointers post-incremented by its first
+ * loads as MF_PAIR_GROUP's. */
+#define MF_PAIR_LONE                                                                                     \
+    MF_PAIR_LONE4("ldr %[y], [%[p]], #16", "ldr %[u], " MF_PAIR_AT(0, 1), "ldr %[b0], [%[w]], #16",     \
+                  "ldr %[b1], [%[w], #-12]", "ldr %[b2], [%[w], #-8]", "ldr %[b3], [%[w], #-4]")
 /* The chunk loop: MF_PAIR_CHUNKS chunks in a row (a build's, lower/fast_gemm.py pair_chunks: its
  * largest window's chunks up to a power of two, 4 to 16), entered from the table at 9 (mf_pair_run's
- * [16] entry) so that a window of n chunks runs the last n: the count from the end, a window's
- * half chunk (8 n + 4 values, a narrow conv's) entered at its chunk's second half through a stub
- * (3xx) that moves w and p 16 bytes on. In a build with a window of up to 16 chunks (MF_PAIR_SHORT,
- * pair_sizes) such a window runs no test after its chunks: the BMI after the last is not taken
- * (N clear), its block goes on to its tail at 1 cycle. N is the call's MF_PAIR_LONG flag (in every
- * block's table, pair_stream: set for a window over 16 chunks, only in a build of 16), from the
- * tail's LSLS (with the last block's flag in C) or, for a call's first block, the prologue's RSBS.
+ * [16] entry) so that a window of n chunks runs the last n: the count from the end, a window of
+ * 8 n + 4 values (a narrow conv's) entered at its first chunk's second group (2xx). A build of
+ * fewer than 16 has no longer window and no test after the chunks. In a build of 16 with a window
+ * of up to 16 chunks (MF_PAIR_SHORT, pair_sizes) such a window runs no test after its chunks: the
+ * BMI after the last is not taken (N clear), its block goes on to its tail at 1 cycle. N is the
+ * call's MF_PAIR_LONG flag (in every block's table, pair_stream: set for a window over 16 chunks,
+ * only in a build of 16), from the table's ASRS (with the last block's flag in C) or, for a call's
+ * first block, the prologue's RSBS.
  * A longer window's turns (its first entered at the count mod 16, a whole one at the first chunk)
  * compare p with the last turn's start ([24]) at 20, after the first, which leaves N set while
  * another turn follows, for the BMI: 6 cycles a turn, as the test after the turn takes. Without
@@ -183,33 +175,25 @@ typedef struct {
 #ifndef MF_PAIR_CHUNKS /* (a build's mf_config.h sets its own) */
 #define MF_PAIR_CHUNKS 16
 #endif
-#define MF_PAIR_CH(k) "1" k ":\n\t" MF_PAIR_CHUNK0 "2" k ":\n\t" MF_PAIR_CHUNK1
-#define MF_PAIR_STUB(k) "3" k ":\n\tadd %[w], %[w], #16\n\tadd %[p], %[p], #16\n\tb 2" k "b\n\t"
-#define MF_PAIR_SF(k) "3" k "f + 1, 1" k "f + 1, " /* (a table's entries: n + 1/2 and n from the end) */
+#define MF_PAIR_CH(k) "1" k ":\n\t" MF_PAIR_GROUP "2" k ":\n\t" MF_PAIR_GROUP
+#define MF_PAIR_SF(k) "2" k "f + 1, 1" k "f + 1, " /* (a table's entries: n + 1/2 and n from the end) */
 #define MF_PAIR_SEQ4 MF_PAIR_CH("00") MF_PAIR_CH("01") MF_PAIR_CH("02") MF_PAIR_CH("03")
-#define MF_PAIR_STUBS4 MF_PAIR_STUB("00") MF_PAIR_STUB("01") MF_PAIR_STUB("02") MF_PAIR_STUB("03")
 #define MF_PAIR_SF4 MF_PAIR_SF("03") MF_PAIR_SF("02") MF_PAIR_SF("01")
 #define MF_PAIR_SEQ8 MF_PAIR_SEQ4 MF_PAIR_CH("04") MF_PAIR_CH("05") MF_PAIR_CH("06") MF_PAIR_CH("07")
-#define MF_PAIR_STUBS8 MF_PAIR_STUBS4 MF_PAIR_STUB("04") MF_PAIR_STUB("05") MF_PAIR_STUB("06") MF_PAIR_STUB("07")
 #define MF_PAIR_SF8 MF_PAIR_SF("07") MF_PAIR_SF("06") MF_PAIR_SF("05") MF_PAIR_SF("04") MF_PAIR_SF4
 #if MF_PAIR_CHUNKS == 4
 #define MF_PAIR_LOG "3" /* (the table's index: the window's half chunks mod 2 MF_PAIR_CHUNKS) */
 #define MF_PAIR_SEQ MF_PAIR_SEQ4
-#define MF_PAIR_STUBS MF_PAIR_STUBS4
 #define MF_PAIR_ROW MF_PAIR_SF4
 #elif MF_PAIR_CHUNKS == 8
 #define MF_PAIR_LOG "4"
 #define MF_PAIR_SEQ MF_PAIR_SEQ8
-#define MF_PAIR_STUBS MF_PAIR_STUBS8
 #define MF_PAIR_ROW MF_PAIR_SF8
 #elif MF_PAIR_CHUNKS == 16
 #define MF_PAIR_LOG "5"
 #define MF_PAIR_SEQ                                                                             \
     MF_PAIR_SEQ8 MF_PAIR_CH("08") MF_PAIR_CH("09") MF_PAIR_CH("10") MF_PAIR_CH("11")            \
     MF_PAIR_CH("12") MF_PAIR_CH("13") MF_PAIR_CH("14") MF_PAIR_CH("15")
-#define MF_PAIR_STUBS                                                                           \
-    MF_PAIR_STUBS8 MF_PAIR_STUB("08") MF_PAIR_STUB("09") MF_PAIR_STUB("10") MF_PAIR_STUB("11")  \
-    MF_PAIR_STUB("12") MF_PAIR_STUB("13") MF_PAIR_STUB("14") MF_PAIR_STUB("15")
 #define MF_PAIR_ROW                                                                             \
     MF_PAIR_SF("15") MF_PAIR_SF("14") MF_PAIR_SF("13") MF_PAIR_SF("12") MF_PAIR_SF("11")        \
     MF_PAIR_SF("10") MF_PAIR_SF("09") MF_PAIR_SF("08") MF_PAIR_SF8
@@ -217,7 +201,15 @@ typedef struct {
 #error "MF_PAIR_CHUNKS: 4, 8 or 16 (lower/fast_gemm.py pair_chunks)"
 #endif
 #define MF_PAIR_U MF_PAIR_STR(MF_PAIR_CHUNKS)
-#if MF_PAIR_SHORT
+#if MF_PAIR_CHUNKS < 16
+/* A build of fewer unrolled chunks has no window over them (pair_chunks: its largest's, up to a
+ * power of two): every block runs its chunks once and goes on to its tail, no turns, no test. */
+#define MF_PAIR_LONG_ENTRY
+#define MF_PAIR_TURN_TEST
+#define MF_PAIR_TURN_END
+#define MF_PAIR_RUN_BYTES
+#define MF_PAIR_RUN_LONG
+#elif MF_PAIR_SHORT
 #define MF_PAIR_LONG_ENTRY                                                                      \
     "sub %[y], %[y], #(32 * " MF_PAIR_U ")\n\t"                                                \
     "str %[y], [sp, #24]\n\t" /* the last turn's start */                                     \
@@ -424,10 +416,13 @@ typedef struct {
     "lsl %[b2], %[b2], #1\n\t"
 #endif
 /* A block's table (pair_stream: per channel mult and round, then the right shifts packed two to
- * a word, channel 3's with the flags above it) into registers and the block's four channels of
- * both pixels requantized and packed, A's in a0, B's in b0, channel 3's right shift and the
- * flags (MF_PAIR_LONG, MF_PAIR_LAST) left in t. ASR takes a shift register's low byte only, so a
- * packed word serves its first channel as it is and its second once LSR by 8: a register fewer,
+ * a word, the even channel's in bits 0-7, the odd one's in 9-16, the second word with the flags
+ * MF_PAIR_LAST, bit 8, and MF_PAIR_LONG, bit 31) into registers and the block's four channels of
+ * both pixels requantized and packed, A's in a0, B's in b0, the flags in C and N: the ASRS by 9
+ * that gives channel 3's shift shifts bit 8 out into C and keeps bit 31 in N (nothing after it
+ * sets the flags, SSAT sets only Q: the BCS after the stores, the next block's BMI after its
+ * chunks read them). ASR takes a shift register's low byte only, so a packed word serves its
+ * first channel as it is and its second once shifted right by 9: a register fewer,
  * so that the 10 words (not 12) load in two runs (five and five, 12 cycles) where no temporary is
  * needed (the table's loads cost one cycle each in a run and one more per run). With ties (a
  * temporary, p) three runs: four, two, then four into the registers channel 1's values, packed,
@@ -441,7 +436,7 @@ typedef struct {
     MF_PAIR_RQ("a0", "b0", "x", "y", "t", "p")                                 \
     "ldr %[x], [%[w], #-28]\n\t"                                              \
     "ldr %[y], [%[w], #-24]\n\t"                                              \
-    "lsr %[t], %[t], #8\n\t"                                                  \
+    "lsr %[t], %[t], #9\n\t"                                                  \
     MF_PAIR_RQO("a1", "b1", "u", "x", "t", "p")                                \
     "bfi %[a0], %[a1], #8, #8\n\t"                                            \
     "bfi %[b0], %[b1], #8, #8\n\t"                                            \
@@ -450,7 +445,7 @@ typedef struct {
     "ldr %[u], [%[w], #-16]\n\t"                                              \
     "ldr %[a1], [%[w], #-12]\n\t"                                             \
     MF_PAIR_RQ("a2", "b2", "y", "x", "t", "p")                                 \
-    "lsr %[t], %[t], #8\n\t"                                                  \
+    "asrs %[t], %[t], #9\n\t"                                                 \
     MF_PAIR_RQO("a3", "b3", "u", "a1", "t", "p")
 #else
 #define MF_PAIR_TABLE                                                          \
@@ -460,7 +455,7 @@ typedef struct {
     "ldr %[u], [%[w], #-32]\n\t"                                              \
     "ldr %[p], [%[w], #-28]\n\t"                                              \
     MF_PAIR_RQ("a0", "b0", "x", "y", "t", "")                                  \
-    "lsr %[t], %[t], #8\n\t"                                                  \
+    "lsr %[t], %[t], #9\n\t"                                                  \
     MF_PAIR_RQO("a1", "b1", "u", "p", "t", "")                                 \
     "bfi %[a0], %[a1], #8, #8\n\t"                                            \
     "bfi %[b0], %[b1], #8, #8\n\t"                                            \
@@ -470,7 +465,7 @@ typedef struct {
     "ldr %[u], [%[w], #-16]\n\t"                                              \
     "ldr %[p], [%[w], #-12]\n\t"                                              \
     MF_PAIR_RQ("a2", "b2", "x", "y", "t", "")                                  \
-    "lsr %[t], %[t], #8\n\t"                                                  \
+    "asrs %[t], %[t], #9\n\t"                                                 \
     MF_PAIR_RQO("a3", "b3", "u", "p", "t", "")
 #endif
 #endif /* MF_ASM_LOOPS */
@@ -494,8 +489,10 @@ MF_INLINE int32_t mf_pair_fixed(int32_t acc, int32_t mult, int32_t round, int32_
 }
 #endif
 
-#define MF_PAIR_LAST 512 /* the last block's flag, above its channel 3's right shift (pair_stream) */
-#define MF_PAIR_LONG 256 /* every block's of a window over 16 chunks, below MF_PAIR_LAST */
+/* The flags in a block's second shift word (pair_stream: channel 2's right shift in bits 0-7,
+ * channel 3's in 9-16), where MF_PAIR_TABLE's ASRS by 9 moves them into C and N. */
+#define MF_PAIR_LAST 0x100u      /* bit 8: the last block's (C) */
+#define MF_PAIR_LONG 0x80000000u /* bit 31: every block's of a window over 16 chunks (N) */
 
 /* Every block of four channels of a pixel pair (c->wide), walking the stream c->w: eight
  * accumulators (both pixels' four channels) start at the block's biases, take one pass over the
@@ -533,7 +530,7 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
         /* [16]: the chunks entered at the count from the end (MF_PAIR_SEQ), each block ending
          * at MF_PAIR_TURN_END; a lone pixel's two a turn, 41 for an even count, 42 for an odd
          * one (through 43, 44: its end first), its row after the pairs' (46, 45: a first chunk's
-         * second half, 91-92). From the table at 9 by the window's half chunks mod twice the
+         * second group, 91-92). From the table at 9 by the window's half chunks mod twice the
          * unrolled chunks (the lone pixel's mod 4, which takes no notice of N), then
          * MF_PAIR_LONG_ENTRY. */
         "sub %[t], %[y], %[x]\n\t"
@@ -549,7 +546,7 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
         "b 60f\n\t"
         ".p2align 2\n"
         "9:\n\t" /* (Thumb addresses) */
-        ".word 100f + 1, " MF_PAIR_ROW "300f + 1\n\t"
+        ".word 100f + 1, " MF_PAIR_ROW "200f + 1\n\t"
         ".word 43f + 1, 46f + 1, 44f + 1, 45f + 1\n\t"
         MF_PAIR_TURN_TEST
         MF_PAIR_SEQ
@@ -571,8 +568,7 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
         "str %[b0], [%[x], %[y]]\n\t"
         "str %[a0], [%[x]], #4\n\t"
         "str %[x], [sp, #8]\n\t"
-        "lsls %[x], %[t], #23\n\t" /* (t: channel 3's right shift; C: MF_PAIR_LAST, N: MF_PAIR_LONG) */
-        "bcs 50f\n\t"
+        "bcs 50f\n\t" /* (C: MF_PAIR_LAST, from MF_PAIR_TABLE's ASRS) */
         "60:\n\t" /* the next block's biases, the window; to its chunks */
         "ldr %[a0], [%[w]], #16\n\t"
         "ldr %[a1], [%[w], #-12]\n\t"
@@ -587,8 +583,8 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
         "43:\n\t" /* pixel A alone, two chunks a turn (x: the window's end); then B's values are A's */
         "ldr %[x], [sp, #4]\n\t"
         "41:\n\t"
-        MF_PAIR_LONE0 "91:\n\t" MF_PAIR_LONE1
-        "42:\n\t" MF_PAIR_LONE0 "92:\n\t" MF_PAIR_LONE1
+        MF_PAIR_LONE "91:\n\t" MF_PAIR_LONE
+        "42:\n\t" MF_PAIR_LONE "92:\n\t" MF_PAIR_LONE
         "cmp %[p], %[x]\n\t"
         "bne 41b\n\t"
         "mov %[b0], %[a0]\n\t"
@@ -596,19 +592,14 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
         "mov %[b2], %[a2]\n\t"
         "mov %[b3], %[a3]\n\t"
         "b 30b\n\t"
-        MF_PAIR_STUBS /* (a first chunk's second half) */
         "44:\n\t"
         "ldr %[x], [sp, #4]\n\t"
         "b 42b\n\t"
         "45:\n\t"
         "ldr %[x], [sp, #4]\n\t"
-        "add %[w], %[w], #16\n\t"
-        "add %[p], %[p], #16\n\t"
         "b 91b\n\t"
         "46:\n\t"
         "ldr %[x], [sp, #4]\n\t"
-        "add %[w], %[w], #16\n\t"
-        "add %[p], %[p], #16\n\t"
         "b 92b\n\t"
         MF_PAIR_RUN_NEXT
         "50:\n\t" /* the last block: the end, or a run's next pair */
@@ -653,14 +644,14 @@ MF_HELPER void mf_pair_run(const mf_pair_ctx *c, mf_pair_next *r)
         wb += 10;
         for (h = 1; h >= 0; h--) { /* B's four values first, then A's */
             for (j = 0; j < 4; j++) {
-                const int32_t rshift = (int32_t)((uint32_t)q[8 + j / 2] >> (8 * (j % 2))) & 0xFF;
+                const int32_t rshift = (int32_t)((uint32_t)q[8 + j / 2] >> (9 * (j % 2))) & 0xFF;
                 const int32_t rnd = j % 2 == 0 ? q[2 * j + 1] : q[2 * j + 1] >> 7; /* (odd: 128 r + 64) */
                 sta[h * c->delta + j] = (int8_t)mf_ssat8(
                     MF_PAIR_FIX && j % 2 == 0 ? mf_pair_fixed(acc[h][j], q[2 * j], q[2 * j + 1], rshift)
                                               : mf_fast_scale(acc[h][j], c->lshift, q[2 * j], rnd, rshift));
             }
         }
-        if ((uint32_t)q[9] >> 8 & MF_PAIR_LAST) {
+        if ((uint32_t)q[9] & MF_PAIR_LAST) {
             uint32_t *d = (uint32_t *)(uintptr_t)wide;
             const int8_t *xa;
             if (r == NULL) {

@@ -271,8 +271,9 @@ def test_pair_conv_matches_tflm_under_qemu_with_odd_sums_near_the_mixed_bound(tm
 def test_the_stream_holds_each_blocks_biases_weights_and_table_and_flags_the_last():
     """pair_stream: per block its 4 biases (odd ones mixed: 256 b[c'] + b[c], wrapping), its
     pair_weights words, then per channel (mult, round), an odd channel's round as 128 r + 64
-    (wrapping), then the right shifts two to a word (s0 + 256 s1, s2 + 256 s3), PAIR_LAST above
-    the last block's channel 3 shift only; pair_ties reads the zero points back from it."""
+    (wrapping), then the right shifts two to a word (s0 + 2^9 s1, s2 + 2^9 s3), PAIR_LAST (bit 8)
+    in the last block's second word only, PAIR_LONG (bit 31) in every block's of a window over
+    PAIR_SHORT; pair_ties reads the zero points back from it."""
     from microfuse.lower.call import ConstArray
 
     rng = np.random.default_rng(SEED)
@@ -290,13 +291,15 @@ def test_the_stream_holds_each_blocks_biases_weights_and_table_and_flags_the_las
     want = t[:, 1:3].transpose(0, 2, 1).reshape(2, 8).copy()
     want[:, 3::4] = (128 * want[:, 3::4] + 64 + 2**31) % 2**32 - 2**31  # channels 1 and 3's rounds
     assert np.array_equal(stream[:, -10:-2], want)
-    shifts = t[:, 3, 0::2] + 256 * t[:, 3, 1::2]
-    shifts[1, 1] += fast_gemm.PAIR_LAST << 8
+    shifts = t[:, 3, 0::2] + 512 * t[:, 3, 1::2]
+    shifts[1, 1] += 256  # PAIR_LAST: bit 8, where MF_PAIR_TABLE's ASRS by 9 leaves it in C
+    assert fast_gemm.PAIR_LAST == 256
     assert np.array_equal(stream[:, -2:], shifts)
     # a window over PAIR_SHORT values (16 chunks): every block's PAIR_LONG (the chunk loop's turns)
     long_taps = int8_weights(rng, (6, fast_gemm.PAIR_SHORT + 8))
     long_stream = fast_gemm.pair_stream(long_taps, ConstArray("quant", table.reshape(-1))).data.reshape(2, -1)
-    shifts[:, 1] += fast_gemm.PAIR_LONG << 8
+    shifts[:, 1] -= 2**31  # PAIR_LONG: the sign bit (N after the ASRS)
+    assert fast_gemm.PAIR_LONG == 2**31
     assert np.array_equal(long_stream[:, -2:], shifts)
     # zero points back from the rounds (2^(s-1) + zp 2^s, shifts mixed_fits allows): all -128,
     # then one live channel's 5
