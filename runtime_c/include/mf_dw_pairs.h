@@ -36,11 +36,12 @@
  * window's offsets and its first tap's address: no list to build), storing to dst + dst_step.
  * zr (a run to a row's right border, MF_DW_EDGES builds; else 0): the input zero point's row,
  * which the last pair's second pixel reads for its window's third column (stride 2, padding 0
- * on the left and 1 on the right: the column past the row's end). */
+ * on the left and 1 on the right: the column past the row's end); zv (such a run only, else 0):
+ * 24 r + 4 for a window row r above or below the image, which every pixel reads at zr. */
 MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int8_t *base, int32_t pairs,
                            intptr_t step,
                            const uint32_t *w, const int32_t *qb, int32_t groups, int32_t lshift,
-                           int8_t *dst, int32_t dst_step, uint32_t *held, int32_t kind, intptr_t zr)
+                           int8_t *dst, int32_t dst_step, uint32_t *held, int32_t kind, intptr_t zr, int32_t zv)
 {
 #if MF_ASM_LOOPS && !MF_MVE
     /* The frame: [0, 72) the taps of A and B ((off[t], off[t] + step) at 8 t), [72] -
@@ -49,11 +50,13 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
      * first group offset [88] the last group end [92] the first group offset; [96] pairs left
      * [100] 2 step [104] qb [108] w - 4 [112] the pair's dst [116] 2 dst_step [120] 4 groups
      * [124] dst_step [128] held (NULL: B stores straight out) [132] w while it is the
-     * requantization's scratch [136] kind (mf_dwconv2d_s8_dsp_body.h MF_DW_KIND_*) [140] zr. */
+     * requantization's scratch [136] kind (mf_dwconv2d_s8_dsp_body.h MF_DW_KIND_*) [140] zr
+     * [144] the pairs left at the next border event [148] zv ([140] and up only in MF_DW_EDGES
+     * builds, MF_DWQ_FRAME). */
     int32_t a0 = (int32_t)(uintptr_t)off, a1 = (int32_t)step, a2 = pairs, a3 = (int32_t)(uintptr_t)qb;
     int32_t a4 = 4 * groups, a5 = kind, a6 = (int32_t)(uintptr_t)dst, a7 = dst_step;
     int32_t g4 = (int32_t)(uintptr_t)base, x = (int32_t)(uintptr_t)held, r = (int32_t)(uintptr_t)off_b;
-    int32_t wl, wo = (int32_t)zr;
+    int32_t wl = zv, wo = (int32_t)zr;
     (void)lshift; /* folded into the weights' block (MF_W16) */
     /* pixel A's word of tap t (its address in the frame), split and multiplied with the tap's
      * weights (wl, wo) into A's accumulators */
@@ -202,26 +205,61 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
     MF_DWQ_TAPBA_(2, a0, a1, a2, a3) MF_DWQ_TAPR(0) MF_DWQ_TAP(1, "") MF_DWQ_TAPBA(5) MF_DWQ_TAPR(3) \
     MF_DWQ_TAP(4, "") MF_DWQ_TAPBA(8) MF_DWQ_TAPR(6) MF_DWQ_TAP(7, "")          \
     "add %[w], %[w], #(16 + 8 * 9)\n\t"
-    /* a run to the right border (zr): before its last pair, B's third column (taps 2, 5, 8: the
-     * frame's words 8 t + 4) at the zero point's row (zr less A's first group offset) */
+    /* a run to the right border (zr, MF_DW_EDGES builds): an event when the pairs left reach [144]
+     * (0: none), after a pair's end or before the first: with zv, window row zv / 24 (the frame's
+     * words 24 r to 24 r + 24) at the zero point's row (zr less the pair's first group offset)
+     * and the next event the next pair; before the last pair, B's third column (taps 2, 5, 8:
+     * the frame's words 8 t + 4) there too. Without zv the one event is the last pair's. */
 #if MF_DW_EDGES
-#define MF_DWQ_EDGE_SAVE "str %[wo], [sp, #140]\n\t"
-#define MF_DWQ_EDGE_LAST                 \
-        "cmp %[a0], #1\n\t"            \
-        "bne 10b\n\t"                  \
-        "ldr %[wo], [sp, #140]\n\t"    \
-        "cmp %[wo], #0\n\t"            \
-        "beq 10b\n\t"                  \
-        "sub %[wo], %[wo], %[g4]\n\t"  \
-        "str %[wo], [sp, #20]\n\t"     \
-        "str %[wo], [sp, #44]\n\t"     \
+#define MF_DWQ_EDGE_SAVE                                                                            \
+        "str %[wo], [sp, #140]\n\t"                                                                 \
+        "str %[wl], [sp, #148]\n\t"                                                                 \
+        "cmp %[wl], #0\n\t" /* the first event: zv every pair's, else zr the last one's */          \
+        "it ne\n\t"                                                                                 \
+        "movne %[wl], %[a2]\n\t"                                                                    \
+        "bne 4f\n\t"                                                                                \
+        "cmp %[wo], #0\n\t"                                                                         \
+        "it ne\n\t"                                                                                 \
+        "movne %[wl], #1\n\t"                                                                       \
+        "4:\n\t"                                                                                    \
+        "str %[wl], [sp, #144]\n\t"
+#define MF_DWQ_EDGE_ENTRY                                                                           \
+        "ldr %[a0], [sp, #96]\n\t"                                                                  \
+        "ldr %[wo], [sp, #144]\n\t"                                                                 \
+        "cmp %[a0], %[wo]\n\t"                                                                      \
+        "beq 60f\n\t"
+#define MF_DWQ_EDGE_LOAD "ldr %[wo], [sp, #144]\n\t"
+#define MF_DWQ_EDGE_LAST                                                                            \
+        "cmp %[a0], %[wo]\n\t"                                                                      \
+        "bne 10b\n\t"                                                                               \
+        "60:\n\t"                                                                                   \
+        "ldr %[wl], [sp, #148]\n\t"                                                                 \
+        "ldr %[wo], [sp, #140]\n\t"                                                                 \
+        "cmp %[wl], #0\n\t"                                                                         \
+        "sub %[wo], %[wo], %[g4]\n\t"                                                               \
+        "beq 61f\n\t"                                                                               \
+        "add %[wl], sp, %[wl]\n\t"                                                                  \
+        "strd %[wo], %[wo], [%[wl], #-4]\n\t"                                                       \
+        "strd %[wo], %[wo], [%[wl], #4]\n\t"                                                        \
+        "strd %[wo], %[wo], [%[wl], #12]\n\t"                                                       \
+        "sub %[wl], %[a0], #1\n\t"                                                                  \
+        "str %[wl], [sp, #144]\n\t"                                                                 \
+        "61:\n\t"                                                                                   \
+        "cmp %[a0], #1\n\t"                                                                         \
+        "bne 10b\n\t"                                                                               \
+        "str %[wo], [sp, #20]\n\t"                                                                  \
+        "str %[wo], [sp, #44]\n\t"                                                                  \
         "str %[wo], [sp, #68]\n\t"
+#define MF_DWQ_FRAME "152"
 #else
 #define MF_DWQ_EDGE_SAVE
+#define MF_DWQ_EDGE_ENTRY
+#define MF_DWQ_EDGE_LOAD
 #define MF_DWQ_EDGE_LAST
+#define MF_DWQ_FRAME "144"
 #endif
     __asm__ volatile(
-        "sub sp, sp, #144\n\t"
+        "sub sp, sp, #" MF_DWQ_FRAME "\n\t"
         MF_DWQ_EDGE_SAVE
         "str %[x], [sp, #128]\n\t"
         "str %[a5], [sp, #136]\n\t"
@@ -254,6 +292,7 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
         "strd %[a6], %[wl], [%[a2]], #8\n\t"
         "subs %[a3], %[a3], #1\n\t"
         "bne 1b\n\t"
+        MF_DWQ_EDGE_ENTRY
         "10:\n\t" /* pair: g4 its first group's offset; its five words in one run of loads, two
                      * STRDs and a store (a0 - a7 are free until the first group) */
         "ldr %[a0], [sp, #104]\n\t"
@@ -318,6 +357,7 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
         "ldr %[a2], [sp, #112]\n\t"
         "ldr %[a3], [sp, #116]\n\t"
         "ldr %[g4], [sp, #92]\n\t"
+        MF_DWQ_EDGE_LOAD
         "subs %[a0], %[a0], #1\n\t"
         "beq 90f\n\t"
         "add %[g4], %[g4], %[a1]\n\t"
@@ -327,10 +367,10 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
         MF_DWQ_EDGE_LAST
         "b 10b\n\t"
         "90:\n\t"
-        "add sp, sp, #144\n\t"
+        "add sp, sp, #" MF_DWQ_FRAME "\n\t"
         : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [a4] "+r"(a4), [a5] "+r"(a5),
           [a6] "+r"(a6), [a7] "+r"(a7), [g4] "+r"(g4), [w] "+r"(w), [x] "+r"(x), [r] "+r"(r),
-          [wl] "=&r"(wl), [wo] "+r"(wo)
+          [wl] "+r"(wl), [wo] "+r"(wo)
         :
         : "cc", "memory");
 #undef MF_DWQ_TAP
@@ -351,22 +391,28 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
 #undef MF_DWQ_PACK
 #undef MF_DWQ_EDGE_SAVE
 #undef MF_DWQ_EDGE_LAST
+#undef MF_DWQ_EDGE_ENTRY
+#undef MF_DWQ_EDGE_LOAD
+#undef MF_DWQ_FRAME
 #else
     (void)held;
     (void)kind;
 #if MF_MVE /* (Helium never runs to a border: mf_dwconv2d_s8_dsp_loop's edge2) */
     (void)zr;
+    (void)zv;
 #else
-    if (off_b == off && zr) { /* the run's last pixel: its third column at zr */
-        const int32_t n = 2 * pairs - 1;
-        const uintptr_t last = (uintptr_t)base + (uintptr_t)(n * step);
+    if (off_b == off && zr) { /* the run's last pixel: its third column at zr; zv: a window row */
+        const int32_t n = 2 * pairs;
         intptr_t tap[9];
-        int32_t t;
-        mf_dw_pixels(off, 9, base, 0, w, qb, groups, lshift, dst, n, (int32_t)step, dst_step);
-        for (t = 0; t < 9; t++) {
-            tap[t] = t % 3 == 2 ? (intptr_t)((uintptr_t)zr - last) : off[t];
+        int32_t i, t;
+        for (i = 0; i < n; i++) {
+            const uintptr_t at = (uintptr_t)base + (uintptr_t)(i * step);
+            for (t = 0; t < 9; t++) {
+                const int outside = (zv && t / 3 == zv / 24) || (i == n - 1 && t % 3 == 2);
+                tap[t] = outside ? (intptr_t)((uintptr_t)zr - at) : off[t];
+            }
+            mf_dw_pixels(tap, 9, (const int8_t *)at, 0, w, qb, groups, lshift, dst + i * dst_step, 1, 0, 0);
         }
-        mf_dw_pixels(tap, 9, (const int8_t *)last, 0, w, qb, groups, lshift, dst + n * dst_step, 1, 0, 0);
         return;
     }
 #endif

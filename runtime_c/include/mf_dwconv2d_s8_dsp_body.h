@@ -369,9 +369,11 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
     const int linked = paired && groups >= MF_DW_LINK_GROUPS;
 #if MF_DW_EDGES && !MF_MVE
     /* stride 2, padding 0 on the left and 1 on the right (SAME over an even width): a row whose
-     * windows lie inside the image vertically goes as one run of pairs to its right border, the
-     * last pair's second pixel reading zrow for its window's third column (mf_dw_pairs' zr), not
-     * a run, then a pair by addresses of its last interior pixel and the border one */
+     * windows lie inside the image vertically (or all but their first or last row: mf_dw_pairs'
+     * zv, that row at zrow) goes as one run of pairs to its right border, the last pair's second
+     * pixel reading zrow for its window's third column (mf_dw_pairs' zr), not a run, then a pair
+     * by addresses of its last interior pixel and the border one (or the row's pixels in pairs
+     * by addresses) */
     const int edge2 = paired && pair == MF_DW_KIND_STEP2 && p->pad_w == 0 && p->in_w == 2 * out_w &&
                       out_w % 2 == 0 && zrow != 0;
 #endif
@@ -448,6 +450,21 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                 }
             }
 #endif
+#if MF_DW_EDGES && !MF_MVE
+            if (edge2) { /* (forward) */
+                /* all three window rows inside the image, or the first or the last one outside
+                 * (zv: its words the zero point's row, for every pixel) */
+                const int32_t zv = rows_in ? 0
+                                   : rows[0] == NULL && rows[1] != NULL && rows[2] != NULL ? 4
+                                   : rows[0] != NULL && rows[1] != NULL && rows[2] == NULL ? 52 : -1;
+                if (zv >= 0) {
+                    const uintptr_t at = (uintptr_t)image + (uintptr_t)(y0 * row_bytes);
+                    mf_dw_pairs(inner, inner, (const int8_t *)at, out_w / 2, 2 * c, weights, p->quant, groups, lshift,
+                                output + (n * out_h + oy) * out_w * out_stride, dst_step, b_held, pair, zrow, zv);
+                    xx = out_w;
+                }
+            }
+#endif
             for (; xx < out_w; xx++) {
                 const int32_t ox = reverse ? out_w - 1 - xx : xx;
                 const int32_t x0 = ox * p->stride_w - p->pad_w;
@@ -505,7 +522,7 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                     int8_t *dst = output + pix * out_stride;
                     if (held != NULL) { /* an interior second pixel: the window's offsets from its base */
                         mf_dw_pairs(tap, base != NULL ? inner : tap_b, NULL, 1, (intptr_t)base, weights, p->quant,
-                                    groups, lshift, held, dst_step, b_held, pair, 0);
+                                    groups, lshift, held, dst_step, b_held, pair, 0, 0);
                         held = NULL;
                     } else if (linked && xx + 1 < out_w) {
                         held = dst;
@@ -535,18 +552,10 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                         continue;
                     }
 #endif
-#if MF_DW_EDGES && !MF_MVE
-                    if (edge2 && rows_in && xx == 0) {
-                        mf_dw_pairs(inner, inner, base, out_w / 2, step, weights, p->quant, groups, lshift, dst,
-                                    dst_step, b_held, pair, zrow);
-                        xx = out_w - 1;
-                        continue;
-                    }
-#endif
                     left = paired ? rest % 2 : rest;
                     if (rest > left) {
                         mf_dw_pairs(inner, inner, base, rest / 2, step, weights, p->quant, groups, lshift, dst,
-                                    dst_step, b_held, pair, 0);
+                                    dst_step, b_held, pair, 0, 0);
                         base += (rest - left) * step;
                         dst += (rest - left) * dst_step;
                     }

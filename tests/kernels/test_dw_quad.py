@@ -52,6 +52,8 @@ DW2 = [
     (1, 3, 7, 132, 2, 1, "SAME"),   # past the held buffer
     (1, 8, 16, 8, 2, 1, "SAME"),    # even width, right padding only: each row one run to its border
     (1, 6, 20, 16, 2, 1, "SAME"),   # the same, four groups (a lone last pixel would pair by addresses)
+    (1, 7, 8, 12, 2, 1, "SAME"),    # the same, padding above and below: the top and bottom rows' runs
+    (1, 4, 4, 16, 2, 1, "SAME"),    # the same, one pair a row (the right border's the first)
 ]
 
 
