@@ -82,11 +82,13 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
     "smlatt %[a7], %[r], %[wo], %[a7]\n\t"
 #define MF_DWQ_TAP(t, wb) MF_DWQ_TAP_(t, wb, a0, a1, a2, a3)
     /* (b0 - b3: A's addends, a4 - a7 for its first tap: the biases wait there) */
-#define MF_DWQ_TAP_(t, wb, b0, b1, b2, b3)            \
+#define MF_DWQ_TAP_(t, wb, b0, b1, b2, b3) MF_DWQ_TAPK(t, t, wb, b0, b1, b2, b3)
+    /* (k: the tap's weights' index from w, t less 11 once a writeback moved w 88 bytes on) */
+#define MF_DWQ_TAPK(t, k, wb, b0, b1, b2, b3)         \
     "ldr %[r], [sp, #(8 * " #t ")]\n\t"                \
     "ldr %[x], [%[r], %[g4]]\n\t"                      \
-    "ldr %[wl], [%[w], #(20 + 8 * " #t ")]\n\t"        \
-    "ldr %[wo], [%[w], #(24 + 8 * " #t ")]" wb "\n\t"  \
+    "ldr %[wl], [%[w], #(20 + 8 * (" #k "))]\n\t"      \
+    "ldr %[wo], [%[w], #(24 + 8 * (" #k "))]" wb "\n\t" \
     "sxtb16 %[r], %[x], ror #8\n\t"                    \
     "sxtb16 %[x], %[x]\n\t"                            \
     "smlabb %[a0], %[x], %[wl], %[" #b0 "]\n\t"        \
@@ -106,13 +108,13 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
     MF_DWQ_B(t)
     /* B two columns right of A (stride 2): B's word first, then A's, so that x and r end on A's
      * halves, which are B's two taps on (MF_DWQ_TAPR) */
-#define MF_DWQ_TAPBA(t) MF_DWQ_TAPBA_(t, a4, a5, a6, a7)
+#define MF_DWQ_TAPBA(t, wb) MF_DWQ_TAPBA_(t, wb, a4, a5, a6, a7)
     /* (b4 - b7: B's addends, a0 - a3 for the first tap: the biases wait there) */
-#define MF_DWQ_TAPBA_(t, b4, b5, b6, b7)              \
+#define MF_DWQ_TAPBA_(t, wb, b4, b5, b6, b7)          \
     "ldr %[r], [sp, #(8 * " #t " + 4)]\n\t"            \
     "ldr %[x], [%[r], %[g4]]\n\t"                      \
     "ldr %[wl], [%[w], #(20 + 8 * " #t ")]\n\t"        \
-    "ldr %[wo], [%[w], #(24 + 8 * " #t ")]\n\t"        \
+    "ldr %[wo], [%[w], #(24 + 8 * " #t ")]" wb "\n\t"  \
     "sxtb16 %[r], %[x], ror #8\n\t"                    \
     "sxtb16 %[x], %[x]\n\t"                            \
     "smlabb %[a4], %[x], %[wl], %[" #b4 "]\n\t"        \
@@ -121,9 +123,9 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
     "smlatt %[a7], %[r], %[wo], %[" #b7 "]\n\t"        \
     MF_DWQ_A(t)
     /* B's word is A's of tap t + 2 (x and r hold its halves): B's products, then A's word */
-#define MF_DWQ_TAPR(t)                                \
-    "ldr %[wl], [%[w], #(20 + 8 * " #t ")]\n\t"        \
-    "ldr %[wo], [%[w], #(24 + 8 * " #t ")]\n\t"        \
+#define MF_DWQ_TAPR(t, k)                             \
+    "ldr %[wl], [%[w], #(20 + 8 * (" #k "))]\n\t"      \
+    "ldr %[wo], [%[w], #(24 + 8 * (" #k "))]\n\t"      \
     "smlabb %[a4], %[x], %[wl], %[a4]\n\t"             \
     "smlatt %[a6], %[x], %[wl], %[a6]\n\t"             \
     "smlabb %[a5], %[r], %[wo], %[a5]\n\t"             \
@@ -200,11 +202,12 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
     MF_DWQ_TAP_(0, "", a4, a5, a6, a7) MF_DWQ_TAPB(1, "") MF_DWQ_TAPB(2, "") MF_DWQ_TAP(3, "") MF_DWQ_TAPB(4, "") \
     MF_DWQ_TAPB(5, "") MF_DWQ_TAP(6, "") MF_DWQ_TAPB(7, "") MF_DWQ_TAPB(8, "!")
     /* B two columns right of A: a row's third tap (B first), its first (B's word A's of the
-     * third), its second; then w onto 4 bytes before the next group's block */
-#define MF_DWQ_TAPS_STEP2                                                      \
-    MF_DWQ_TAPBA_(2, a0, a1, a2, a3) MF_DWQ_TAPR(0) MF_DWQ_TAP(1, "") MF_DWQ_TAPBA(5) MF_DWQ_TAPR(3) \
-    MF_DWQ_TAP(4, "") MF_DWQ_TAPBA(8) MF_DWQ_TAPR(6) MF_DWQ_TAP(7, "")          \
-    "add %[w], %[w], #(16 + 8 * 9)\n\t"
+     * third), its second; the last row's third tap moves w onto 4 bytes before the next group's
+     * block (its load's writeback, no add: the row's other two taps' weights from there) */
+#define MF_DWQ_TAPS_STEP2                                                                             \
+    MF_DWQ_TAPBA_(2, "", a0, a1, a2, a3) MF_DWQ_TAPR(0, 0) MF_DWQ_TAP(1, "") MF_DWQ_TAPBA(5, "")         \
+    MF_DWQ_TAPR(3, 3) MF_DWQ_TAP(4, "") MF_DWQ_TAPBA(8, "!") MF_DWQ_TAPR(6, 6 - 11)                     \
+    MF_DWQ_TAPK(7, 7 - 11, "", a0, a1, a2, a3)
     /* a run to the right border (zr, MF_DW_EDGES builds): an event when the pairs left reach [144]
      * (0: none), after a pair's end or before the first: with zv, window row zv / 24 (the frame's
      * words 24 r to 24 r + 24) at the zero point's row (zr less the pair's first group offset)
@@ -375,6 +378,7 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
         : "cc", "memory");
 #undef MF_DWQ_TAP
 #undef MF_DWQ_TAP_
+#undef MF_DWQ_TAPK
 #undef MF_DWQ_TAPBA_
 #undef MF_DWQ_TAPB
 #undef MF_DWQ_B
