@@ -44,13 +44,15 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
                            int8_t *dst, int32_t dst_step, uint32_t *held, int32_t kind, intptr_t zr, int32_t zv)
 {
 #if MF_ASM_LOOPS && !MF_MVE
-    /* The frame: [0, 72) the taps of A and B ((off[t], off[t] + step) at 8 t), [72] -
-     * per pair: [76] qb less 16 times its first group offset (the table block of the group at
-     * offset g4: [76] + 16 g4) [80] A's dst and [84] B's dst (held, or A's + dst_step) less the
-     * first group offset [88] the last group end [92] the first group offset; [96] pairs left
-     * [100] 2 step [104] qb [108] w - 4 [112] the pair's dst [116] 2 dst_step [120] 4 groups
-     * [124] dst_step [128] held (NULL: B stores straight out) [132] w while it is the
-     * requantization's scratch [136] kind (mf_dwconv2d_s8_dsp_body.h MF_DW_KIND_*) [140] zr
+    /* The frame: [0, 72) the taps of A and B ((off[t], off[t] + step) at 8 t); per pair: [76] qb
+     * less 16 times its first group offset (the table block of the group at offset g4: [76] +
+     * 16 g4) [80] A's dst and [84] B's dst (held, or A's + dst_step) less the first group offset
+     * [88] the last group end; their steps from a pair to the next: [100] 2 step (the end's;
+     * [76]'s -16 times that) [104] 2 dst_step - 2 step (A's) [92] B's (held: -2 step) [72] 2 step
+     * - 4 groups (the first group offset's from the last group end); [96] pairs left [108] w - 4
+     * [112] the pair's dst (held only) [116] 2 dst_step [120] 4 groups [124] dst_step [128] held
+     * (NULL: B stores straight out) [132] w while it is the requantization's scratch [136] the
+     * pair's group loop (MF_DWQ_DISPATCH) [140] zr
      * [144] the pairs left at the next border event [148] zv ([140] and up only in MF_DW_EDGES
      * builds, MF_DWQ_FRAME). */
     int32_t a0 = (int32_t)(uintptr_t)off, a1 = (int32_t)step, a2 = pairs, a3 = (int32_t)(uintptr_t)qb;
@@ -215,7 +217,6 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
      * the frame's words 8 t + 4) there too. Without zv the one event is the last pair's. */
 #if MF_DW_EDGES
 #define MF_DWQ_EDGE_SAVE                                                                            \
-        "str %[wo], [sp, #140]\n\t"                                                                 \
         "str %[wl], [sp, #148]\n\t"                                                                 \
         "cmp %[wl], #0\n\t" /* the first event: zv every pair's, else zr the last one's */          \
         "it ne\n\t"                                                                                 \
@@ -225,7 +226,7 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
         "it ne\n\t"                                                                                 \
         "movne %[wl], #1\n\t"                                                                       \
         "4:\n\t"                                                                                    \
-        "str %[wl], [sp, #144]\n\t"
+        "strd %[wo], %[wl], [sp, #140]\n\t"
 #define MF_DWQ_EDGE_ENTRY                                                                           \
         "ldr %[a0], [sp, #96]\n\t"                                                                  \
         "ldr %[wo], [sp, #144]\n\t"                                                                 \
@@ -261,22 +262,62 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
 #define MF_DWQ_EDGE_LAST
 #define MF_DWQ_FRAME "144"
 #endif
+    /* the pair's group loop: one kind compiled, the one after label 10; more, its address (the
+     * Thumb bit set) at [136] from the call's kind, taken by a load into pc (4 cycles a pair,
+     * where compares and branches on the kind took up to 8) */
+#if MF_DW_ADJ + MF_DW_STEP2 + MF_DW_SPREAD > 1
+#define MF_DWQ_KIND_FIRST "adr.w %[wl], " MF_DWQ_FIRST_LOOP "\n\t"
+#if MF_DW_SPREAD
+#define MF_DWQ_FIRST_LOOP "20f"
+#else
+#define MF_DWQ_FIRST_LOOP "40f"
+#endif
+#if MF_DW_SPREAD && MF_DW_ADJ
+#define MF_DWQ_KIND_ADJ "cmp %[a5], #1\n\t" "bne 5f\n\t" "adr.w %[wl], 40f\n\t" "5:\n\t"
+#else
+#define MF_DWQ_KIND_ADJ
+#endif
+#if MF_DW_STEP2
+#define MF_DWQ_KIND_STEP2 "cmp %[a5], #2\n\t" "bne 6f\n\t" "adr.w %[wl], 50f\n\t" "6:\n\t"
+#else
+#define MF_DWQ_KIND_STEP2
+#endif
+#define MF_DWQ_KIND_SETUP                                                                          \
+        MF_DWQ_KIND_FIRST MF_DWQ_KIND_ADJ MF_DWQ_KIND_STEP2                                        \
+        "orr %[wl], %[wl], #1\n\t"                                                                 \
+        "str %[wl], [sp, #136]\n\t"
+#define MF_DWQ_DISPATCH "ldr pc, [sp, #136]\n\t"
+#else
+#define MF_DWQ_KIND_SETUP
+#define MF_DWQ_DISPATCH
+#endif
     __asm__ volatile(
         "sub sp, sp, #" MF_DWQ_FRAME "\n\t"
         MF_DWQ_EDGE_SAVE
+        MF_DWQ_KIND_SETUP
+        /* the call's constants and the first pair's state, two words a STRD (a0, a1 and r wait
+         * for the taps) */
+        "lsl %[wo], %[a1], #1\n\t"
+        "strd %[a2], %[wo], [sp, #96]\n\t"
+        "strd %[a4], %[a7], [sp, #120]\n\t"
         "str %[x], [sp, #128]\n\t"
-        "str %[a5], [sp, #136]\n\t"
-        "str %[a7], [sp, #124]\n\t"
-        "str %[a2], [sp, #96]\n\t"
-        "lsl %[x], %[a1], #1\n\t"
-        "str %[x], [sp, #100]\n\t"
-        "str %[a3], [sp, #104]\n\t"
-        "sub %[x], %[w], #4\n\t"
-        "str %[x], [sp, #108]\n\t"
-        "str %[a6], [sp, #112]\n\t"
-        "lsl %[x], %[a7], #1\n\t"
-        "str %[x], [sp, #116]\n\t"
-        "str %[a4], [sp, #120]\n\t"
+        "sub %[wl], %[wo], %[a4]\n\t"
+        "sub %[a3], %[a3], %[g4], lsl #4\n\t"
+        "strd %[wl], %[a3], [sp, #72]\n\t"
+        "lsl %[a2], %[a7], #1\n\t"
+        "strd %[a6], %[a2], [sp, #112]\n\t"
+        "sub %[a2], %[a2], %[wo]\n\t"
+        "sub %[w], %[w], #4\n\t"
+        "strd %[a2], %[w], [sp, #104]\n\t"
+        "add %[a4], %[g4], %[a4]\n\t"
+        "cmp %[x], #0\n\t" /* B's words: into held, or (NULL) straight out */
+        "ite eq\n\t"
+        "addeq %[x], %[a6], %[a7]\n\t"
+        "rsbne %[a2], %[wo], #0\n\t"
+        "strd %[a4], %[a2], [sp, #88]\n\t"
+        "sub %[a6], %[a6], %[g4]\n\t"
+        "sub %[x], %[x], %[g4]\n\t"
+        "strd %[a6], %[x], [sp, #80]\n\t"
         "mov %[a2], sp\n\t"
         "movs %[a3], #3\n\t"
         "1:\n\t" /* the taps of A and B, three at a time (a4 - a7 are free until the first
@@ -296,35 +337,8 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
         "subs %[a3], %[a3], #1\n\t"
         "bne 1b\n\t"
         MF_DWQ_EDGE_ENTRY
-        "10:\n\t" /* pair: g4 its first group's offset; its five words in one run of loads, two
-                     * STRDs and a store (a0 - a7 are free until the first group) */
-        "ldr %[a0], [sp, #104]\n\t"
-        "ldr %[a1], [sp, #112]\n\t"
-        "ldr %[a2], [sp, #120]\n\t"
-        "ldr %[a3], [sp, #128]\n\t"
-        "ldr %[a4], [sp, #124]\n\t"
-        "ldr %[w], [sp, #108]\n\t"
-        "sub %[a0], %[a0], %[g4], lsl #4\n\t"
-        "cmp %[a3], #0\n\t" /* B's words: into held, or (NULL) straight out */
-        "it eq\n\t"
-        "addeq %[a3], %[a1], %[a4]\n\t"
-        "sub %[a1], %[a1], %[g4]\n\t"
-        "sub %[a3], %[a3], %[g4]\n\t"
-        "add %[a2], %[a2], %[g4]\n\t"
-        "strd %[a0], %[a1], [sp, #76]\n\t"
-        "strd %[a3], %[a2], [sp, #84]\n\t"
-        "str %[g4], [sp, #92]\n\t"
-#if MF_DW_ADJ + MF_DW_STEP2 + MF_DW_SPREAD > 1
-        "ldr %[r], [sp, #136]\n\t" /* the pair's kind: its loop */
-#if MF_DW_ADJ
-        "cmp %[r], #1\n\t"
-        "beq 40f\n\t"
-#endif
-#if MF_DW_STEP2
-        "cmp %[r], #2\n\t"
-        "beq 50f\n\t"
-#endif
-#endif
+        "10:\n\t" /* pair: g4 its first group's offset, w 4 bytes before the weights' block */
+        MF_DWQ_DISPATCH
 #if MF_DW_SPREAD
         MF_DWQ_GROUP(20, a4, a5, a6, a7, MF_DWQ_TAPS_ANY)
 #if MF_DW_ADJ || MF_DW_STEP2
@@ -341,34 +355,49 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
         MF_DWQ_GROUP(50, a0, a1, a2, a3, MF_DWQ_TAPS_STEP2)
 #endif
         "29:\n\t"
-        /* the pair's end: B's words out (if held), then the next pair of the run, or out */
-        "ldr %[r], [sp, #128]\n\t"
-        "cmp %[r], #0\n\t"
-        "beq 31f\n\t"
-        "ldr %[x], [sp, #120]\n\t"
-        "ldr %[wl], [sp, #112]\n\t"
-        "ldr %[wo], [sp, #124]\n\t"
-        "add %[wl], %[wl], %[wo]\n\t"
-        "30:\n\t"
-        "ldr %[wo], [%[r]], #4\n\t"
-        "str %[wo], [%[wl]], #4\n\t"
-        "subs %[x], %[x], #4\n\t"
-        "bne 30b\n\t"
+        /* the pair's end (g4 and r its last group end): B's words out (if held), then the next
+         * pair of the run (its state moved on by the call's steps: a load run, five adds, two
+         * STRDs), or out */
+        "ldr %[x], [sp, #128]\n\t"
+        "cmp %[x], #0\n\t"
+        "bne 30f\n\t"
         "31:\n\t"
         "ldr %[a0], [sp, #96]\n\t"
-        "ldr %[a1], [sp, #100]\n\t"
-        "ldr %[a2], [sp, #112]\n\t"
-        "ldr %[a3], [sp, #116]\n\t"
-        "ldr %[g4], [sp, #92]\n\t"
+        "ldr %[a1], [sp, #76]\n\t"
+        "ldr %[a2], [sp, #80]\n\t"
+        "ldr %[a3], [sp, #84]\n\t"
+        "ldr %[a4], [sp, #100]\n\t"
+        "ldr %[a5], [sp, #104]\n\t"
+        "ldr %[a6], [sp, #92]\n\t"
+        "ldr %[a7], [sp, #72]\n\t"
+        "ldr %[w], [sp, #108]\n\t"
         MF_DWQ_EDGE_LOAD
         "subs %[a0], %[a0], #1\n\t"
         "beq 90f\n\t"
-        "add %[g4], %[g4], %[a1]\n\t"
-        "add %[a2], %[a2], %[a3]\n\t"
+        "add %[g4], %[g4], %[a7]\n\t" /* the next pair's first group offset */
+        "add %[r], %[r], %[a4]\n\t"  /* and its group end */
+        "sub %[a1], %[a1], %[a4], lsl #4\n\t"
+        "add %[a2], %[a2], %[a5]\n\t"
+        "add %[a3], %[a3], %[a6]\n\t"
+        "strd %[a1], %[a2], [sp, #76]\n\t"
+        "strd %[a3], %[r], [sp, #84]\n\t"
         "str %[a0], [sp, #96]\n\t"
-        "str %[a2], [sp, #112]\n\t"
         MF_DWQ_EDGE_LAST
         "b 10b\n\t"
+        "30:\n\t" /* B's words from held to B's dst; A's dst on */
+        "ldr %[a0], [sp, #120]\n\t"
+        "ldr %[wl], [sp, #112]\n\t"
+        "ldr %[wo], [sp, #124]\n\t"
+        "ldr %[a1], [sp, #116]\n\t"
+        "add %[a1], %[a1], %[wl]\n\t"
+        "str %[a1], [sp, #112]\n\t"
+        "add %[wl], %[wl], %[wo]\n\t"
+        "32:\n\t"
+        "ldr %[wo], [%[x]], #4\n\t"
+        "str %[wo], [%[wl]], #4\n\t"
+        "subs %[a0], %[a0], #4\n\t"
+        "bne 32b\n\t"
+        "b 31b\n\t"
         "90:\n\t"
         "add sp, sp, #" MF_DWQ_FRAME "\n\t"
         : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [a4] "+r"(a4), [a5] "+r"(a5),
@@ -398,6 +427,12 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
 #undef MF_DWQ_EDGE_ENTRY
 #undef MF_DWQ_EDGE_LOAD
 #undef MF_DWQ_FRAME
+#undef MF_DWQ_KIND_FIRST
+#undef MF_DWQ_FIRST_LOOP
+#undef MF_DWQ_KIND_ADJ
+#undef MF_DWQ_KIND_STEP2
+#undef MF_DWQ_KIND_SETUP
+#undef MF_DWQ_DISPATCH
 #else
     (void)held;
     (void)kind;
