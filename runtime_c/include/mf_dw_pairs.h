@@ -36,12 +36,16 @@
  * window's offsets and its first tap's address: no list to build), storing to dst + dst_step.
  * zr (a run to a row's right border, MF_DW_EDGES builds; else 0): the input zero point's row,
  * which the last pair's second pixel reads for its window's third column (stride 2, padding 0
- * on the left and 1 on the right: the column past the row's end); zv (such a run only, else 0):
- * 24 r + 4 for a window row r above or below the image, which every pixel reads at zr. */
+ * on the left and 1 on the right: the column past the row's end). block (such a run only, else
+ * NULL): {zv, rows, row_step, dst_row_step}: zv 24 r + 4 for a window row r above or below the
+ * image, which every pixel reads at zr, else 0; `rows` such runs (zv 0 when more than one), each
+ * row_step bytes of input and dst_row_step bytes of output after the one before (a block of a
+ * call's rows in one call, the frame built once). */
 MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int8_t *base, int32_t pairs,
                            intptr_t step,
                            const uint32_t *w, const int32_t *qb, int32_t groups, int32_t lshift,
-                           int8_t *dst, int32_t dst_step, uint32_t *held, int32_t kind, intptr_t zr, int32_t zv)
+                           int8_t *dst, int32_t dst_step, uint32_t *held, int32_t kind, intptr_t zr,
+                           const int32_t *block)
 {
 #if MF_ASM_LOOPS && !MF_MVE
     /* The frame: [0, 72) the taps of A and B ((off[t], off[t] + step) at 8 t); per pair: [76] qb
@@ -53,12 +57,13 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
      * [112] the pair's dst (held only) [116] 2 dst_step [120] 4 groups [124] dst_step [128] held
      * (NULL: B stores straight out) [132] w while it is the requantization's scratch [136] the
      * pair's group loop (MF_DWQ_DISPATCH) [140] zr
-     * [144] the pairs left at the next border event [148] zv ([140] and up only in MF_DW_EDGES
-     * builds, MF_DWQ_FRAME). */
+     * [144] the pairs left at the next border event [148] zv [152] rows left [156] row_step [160]
+     * dst_row_step [164] the row's first group offset [168] its dst [172] qb [176] pairs a row
+     * ([140] and up only in MF_DW_EDGES builds, MF_DWQ_FRAME). */
     int32_t a0 = (int32_t)(uintptr_t)off, a1 = (int32_t)step, a2 = pairs, a3 = (int32_t)(uintptr_t)qb;
     int32_t a4 = 4 * groups, a5 = kind, a6 = (int32_t)(uintptr_t)dst, a7 = dst_step;
     int32_t g4 = (int32_t)(uintptr_t)base, x = (int32_t)(uintptr_t)held, r = (int32_t)(uintptr_t)off_b;
-    int32_t wl = zv, wo = (int32_t)zr;
+    int32_t wl = (int32_t)(uintptr_t)block, wo = (int32_t)zr;
     (void)lshift; /* folded into the weights' block (MF_W16) */
     /* pixel A's word of tap t (its address in the frame), split and multiplied with the tap's
      * weights (wl, wo) into A's accumulators */
@@ -217,6 +222,27 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
      * the frame's words 8 t + 4) there too. Without zv the one event is the last pair's. */
 #if MF_DW_EDGES
 #define MF_DWQ_EDGE_SAVE                                                                            \
+        "str %[wo], [sp, #140]\n\t" /* zr, then block's words (wl; NULL: one row, zv 0) */           \
+        "cmp %[wl], #0\n\t"                                                                         \
+        "bne 3f\n\t"                                                                                \
+        "movs %[wl], #1\n\t"                                                                        \
+        "str %[wl], [sp, #152]\n\t"                                                                 \
+        "movs %[wl], #0\n\t"                                                                        \
+        "b 2f\n\t"                                                                                  \
+        "3:\n\t"                                                                                    \
+        "str %[g4], [sp, #164]\n\t"                                                                 \
+        "str %[a6], [sp, #168]\n\t"                                                                 \
+        "str %[a3], [sp, #172]\n\t"                                                                 \
+        "str %[a2], [sp, #176]\n\t"                                                                 \
+        "ldr %[wo], [%[wl], #4]\n\t"                                                                \
+        "str %[wo], [sp, #152]\n\t"                                                                 \
+        "ldr %[wo], [%[wl], #8]\n\t"                                                                \
+        "str %[wo], [sp, #156]\n\t"                                                                 \
+        "ldr %[wo], [%[wl], #12]\n\t"                                                               \
+        "str %[wo], [sp, #160]\n\t"                                                                 \
+        "ldr %[wo], [sp, #140]\n\t"                                                                 \
+        "ldr %[wl], [%[wl]]\n\t"                                                                    \
+        "2:\n\t"                                                                                    \
         "str %[wl], [sp, #148]\n\t"                                                                 \
         "cmp %[wl], #0\n\t" /* the first event: zv every pair's, else zr the last one's */          \
         "it ne\n\t"                                                                                 \
@@ -226,7 +252,7 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
         "it ne\n\t"                                                                                 \
         "movne %[wl], #1\n\t"                                                                       \
         "4:\n\t"                                                                                    \
-        "strd %[wo], %[wl], [sp, #140]\n\t"
+        "str %[wl], [sp, #144]\n\t"
 #define MF_DWQ_EDGE_ENTRY                                                                           \
         "ldr %[a0], [sp, #96]\n\t"                                                                  \
         "ldr %[wo], [sp, #144]\n\t"                                                                 \
@@ -254,12 +280,63 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
         "str %[wo], [sp, #20]\n\t"                                                                  \
         "str %[wo], [sp, #44]\n\t"                                                                  \
         "str %[wo], [sp, #68]\n\t"
-#define MF_DWQ_FRAME "152"
+    /* a row's end: the next row of the block (its first pair's state as the setup's, B's third
+     * column back from zr's patch, the pairs a row), or out */
+#define MF_DWQ_ROW_END "beq 80f\n\t"
+#define MF_DWQ_NEXT_ROW                                                                             \
+        "80:\n\t"                                                                                   \
+        "ldr %[a0], [sp, #152]\n\t"                                                                 \
+        "subs %[a0], %[a0], #1\n\t"                                                                 \
+        "beq 90f\n\t"                                                                               \
+        "str %[a0], [sp, #152]\n\t"                                                                 \
+        "ldr %[g4], [sp, #164]\n\t"                                                                 \
+        "ldr %[a1], [sp, #156]\n\t"                                                                 \
+        "ldr %[a6], [sp, #168]\n\t"                                                                 \
+        "ldr %[a2], [sp, #160]\n\t"                                                                 \
+        "ldr %[a3], [sp, #172]\n\t"                                                                 \
+        "ldr %[a4], [sp, #120]\n\t"                                                                 \
+        "ldr %[a7], [sp, #124]\n\t"                                                                 \
+        "ldr %[x], [sp, #128]\n\t"                                                                  \
+        "add %[g4], %[g4], %[a1]\n\t"                                                               \
+        "add %[a6], %[a6], %[a2]\n\t"                                                               \
+        "str %[g4], [sp, #164]\n\t"                                                                 \
+        "str %[a6], [sp, #168]\n\t"                                                                 \
+        "str %[a6], [sp, #112]\n\t"                                                                 \
+        "sub %[a3], %[a3], %[g4], lsl #4\n\t"                                                       \
+        "add %[a4], %[g4], %[a4]\n\t"                                                               \
+        "str %[a3], [sp, #76]\n\t"                                                                  \
+        "str %[a4], [sp, #88]\n\t"                                                                  \
+        "cmp %[x], #0\n\t"                                                                          \
+        "it eq\n\t"                                                                                 \
+        "addeq %[x], %[a6], %[a7]\n\t"                                                              \
+        "sub %[x], %[x], %[g4]\n\t"                                                                 \
+        "sub %[a6], %[a6], %[g4]\n\t"                                                               \
+        "strd %[a6], %[x], [sp, #80]\n\t"                                                           \
+        "ldr %[a1], [sp, #100]\n\t"                                                                 \
+        "ldr %[a5], [sp, #16]\n\t"                                                                  \
+        "ldr %[a6], [sp, #40]\n\t"                                                                  \
+        "ldr %[a7], [sp, #64]\n\t"                                                                  \
+        "ldr %[a0], [sp, #176]\n\t"                                                                 \
+        "ldr %[w], [sp, #108]\n\t"                                                                  \
+        "ldr %[wo], [sp, #144]\n\t"                                                                 \
+        "add %[a5], %[a5], %[a1], asr #1\n\t"                                                       \
+        "add %[a6], %[a6], %[a1], asr #1\n\t"                                                       \
+        "add %[a7], %[a7], %[a1], asr #1\n\t"                                                       \
+        "str %[a5], [sp, #20]\n\t"                                                                  \
+        "str %[a6], [sp, #44]\n\t"                                                                  \
+        "str %[a7], [sp, #68]\n\t"                                                                  \
+        "str %[a0], [sp, #96]\n\t"                                                                  \
+        "cmp %[a0], %[wo]\n\t"                                                                      \
+        "beq 60b\n\t"                                                                               \
+        "b 10b\n\t"
+#define MF_DWQ_FRAME "184"
 #else
 #define MF_DWQ_EDGE_SAVE
 #define MF_DWQ_EDGE_ENTRY
 #define MF_DWQ_EDGE_LOAD
 #define MF_DWQ_EDGE_LAST
+#define MF_DWQ_ROW_END "beq 90f\n\t"
+#define MF_DWQ_NEXT_ROW
 #define MF_DWQ_FRAME "144"
 #endif
     /* the pair's group loop: one kind compiled, the one after label 10; more, its address (the
@@ -373,7 +450,7 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
         "ldr %[w], [sp, #108]\n\t"
         MF_DWQ_EDGE_LOAD
         "subs %[a0], %[a0], #1\n\t"
-        "beq 90f\n\t"
+        MF_DWQ_ROW_END
         "add %[g4], %[g4], %[a7]\n\t" /* the next pair's first group offset */
         "add %[r], %[r], %[a4]\n\t"  /* and its group end */
         "sub %[a1], %[a1], %[a4], lsl #4\n\t"
@@ -398,6 +475,7 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
         "subs %[a0], %[a0], #4\n\t"
         "bne 32b\n\t"
         "b 31b\n\t"
+        MF_DWQ_NEXT_ROW
         "90:\n\t"
         "add sp, sp, #" MF_DWQ_FRAME "\n\t"
         : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [a4] "+r"(a4), [a5] "+r"(a5),
@@ -427,6 +505,8 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
 #undef MF_DWQ_EDGE_ENTRY
 #undef MF_DWQ_EDGE_LOAD
 #undef MF_DWQ_FRAME
+#undef MF_DWQ_ROW_END
+#undef MF_DWQ_NEXT_ROW
 #undef MF_DWQ_KIND_FIRST
 #undef MF_DWQ_FIRST_LOOP
 #undef MF_DWQ_KIND_ADJ
@@ -438,19 +518,23 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
     (void)kind;
 #if MF_MVE /* (Helium never runs to a border: mf_dwconv2d_s8_dsp_loop's edge2) */
     (void)zr;
-    (void)zv;
+    (void)block;
 #else
-    if (off_b == off && zr) { /* the run's last pixel: its third column at zr; zv: a window row */
-        const int32_t n = 2 * pairs;
+    if (off_b == off && zr) { /* each run's last pixel: its third column at zr; zv: a window row */
+        const int32_t n = 2 * pairs, zv = block != NULL ? block[0] : 0, rows = block != NULL ? block[1] : 1;
+        const int32_t row_step = block != NULL ? block[2] : 0, dst_row_step = block != NULL ? block[3] : 0;
         intptr_t tap[9];
-        int32_t i, t;
-        for (i = 0; i < n; i++) {
-            const uintptr_t at = (uintptr_t)base + (uintptr_t)(i * step);
-            for (t = 0; t < 9; t++) {
-                const int outside = (zv && t / 3 == zv / 24) || (i == n - 1 && t % 3 == 2);
-                tap[t] = outside ? (intptr_t)((uintptr_t)zr - at) : off[t];
+        int32_t y, i, t;
+        for (y = 0; y < rows; y++) {
+            for (i = 0; i < n; i++) {
+                const uintptr_t at = (uintptr_t)base + (uintptr_t)(y * row_step) + (uintptr_t)(i * step);
+                for (t = 0; t < 9; t++) {
+                    const int outside = (zv && t / 3 == zv / 24) || (i == n - 1 && t % 3 == 2);
+                    tap[t] = outside ? (intptr_t)((uintptr_t)zr - at) : off[t];
+                }
+                mf_dw_pixels(tap, 9, (const int8_t *)at, 0, w, qb, groups, lshift, dst + y * dst_row_step + i * dst_step,
+                             1, 0, 0);
             }
-            mf_dw_pixels(tap, 9, (const int8_t *)at, 0, w, qb, groups, lshift, dst + i * dst_step, 1, 0, 0);
         }
         return;
     }

@@ -320,6 +320,38 @@ MF_INLINE void mf_dw_quad_cols(intptr_t *col, intptr_t at, int32_t c)
 }
 #endif
 
+#if MF_DW_EDGES && !MF_MVE
+/* A stride-2 call's rows from row oy (mf_dwconv2d_s8_dsp_loop's edge2: 3x3, padding 0 on the left
+ * and 1 on the right over an even width, forward), dst its first pixel's output: with all three
+ * window rows inside the image, this row and the next ones like it in one run of pairs each to
+ * its right border (mf_dw_pairs' block), or with the first or the last one outside, this row
+ * (zv: its words the zero point's row, for every pixel). Returns the rows done (0: a row with
+ * its windows outside otherwise, pixel by pixel). Out of the loop, so that the loop's other
+ * calls keep their registers. */
+static __attribute__((noinline)) int32_t mf_dw_edge2_rows(const mf_dwconv2d_s8_dsp_params *p, const intptr_t *inner,
+                                                          const int8_t *image, int8_t *dst, int32_t oy,
+                                                          uint32_t *b_held, int32_t out_stride)
+{
+    const int32_t c = p->in_c, row_bytes = p->in_w * c, in_h = p->in_h, dh = p->dilation_h, span_h = 2 * dh;
+    const int32_t y0 = oy * p->stride_h - p->pad_h;
+    const int32_t zv = y0 >= 0 && y0 + span_h < in_h ? 0
+                       : y0 < 0 && y0 + dh >= 0 && y0 + span_h < in_h ? 4
+                       : y0 >= 0 && y0 + dh < in_h && y0 + span_h >= in_h ? 52 : -1;
+    int32_t block[4];
+    if (zv < 0) {
+        return 0;
+    }
+    block[0] = zv;
+    block[1] = zv ? 1 : MF_MIN(p->out_h - oy, (in_h - 1 - span_h - y0) / p->stride_h + 1);
+    block[2] = p->stride_h * row_bytes;
+    block[3] = p->out_w * out_stride;
+    mf_dw_pairs(inner, inner, (const int8_t *)((uintptr_t)image + (uintptr_t)(y0 * row_bytes)), p->out_w / 2, 2 * c,
+                (const uint32_t *)(const void *)p->weights, p->quant, c / 4, p->lshift, dst, out_stride, b_held,
+                MF_DW_KIND_STEP2, (intptr_t)p->zrow, block);
+    return block[1];
+}
+#endif
+
 MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const mf_epilogue_s8 *e,
                                        const mf_fast_addsub *aq, int kind, const int8_t *input,
                                        const int8_t *res, int8_t *output, int strided)
@@ -429,6 +461,16 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
             const int32_t oy = reverse ? out_h - 1 - yy : yy;
             const int32_t y0 = oy * p->stride_h - p->pad_h;
             const int rows_in = y0 >= 0 && y0 + span_h < p->in_h;
+#if MF_DW_EDGES && !MF_MVE
+            if (edge2) { /* (forward) */
+                const int32_t done = mf_dw_edge2_rows(p, inner, image, output + (n * out_h + oy) * out_w * out_stride,
+                                                      oy, b_held, out_stride);
+                if (done) {
+                    yy += done - 1;
+                    continue;
+                }
+            }
+#endif
             for (ky = 0; ky < k_h; ky++) { /* the window's input rows, NULL outside the image */
                 const int32_t iy = y0 + ky * p->dilation_h;
                 rows[ky] = iy >= 0 && iy < p->in_h ? image + iy * row_bytes : NULL;
@@ -447,21 +489,6 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                                 output + (n * out_h + oy) * out_w * out_stride, dst_step, zrow,
                                 row_quads >= 2 && 4 * row_quads == p->in_w ? zrow : 0, zv);
                     xx = 4 * row_quads;
-                }
-            }
-#endif
-#if MF_DW_EDGES && !MF_MVE
-            if (edge2) { /* (forward) */
-                /* all three window rows inside the image, or the first or the last one outside
-                 * (zv: its words the zero point's row, for every pixel) */
-                const int32_t zv = rows_in ? 0
-                                   : rows[0] == NULL && rows[1] != NULL && rows[2] != NULL ? 4
-                                   : rows[0] != NULL && rows[1] != NULL && rows[2] == NULL ? 52 : -1;
-                if (zv >= 0) {
-                    const uintptr_t at = (uintptr_t)image + (uintptr_t)(y0 * row_bytes);
-                    mf_dw_pairs(inner, inner, (const int8_t *)at, out_w / 2, 2 * c, weights, p->quant, groups, lshift,
-                                output + (n * out_h + oy) * out_w * out_stride, dst_step, b_held, pair, zrow, zv);
-                    xx = out_w;
                 }
             }
 #endif
@@ -522,7 +549,7 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                     int8_t *dst = output + pix * out_stride;
                     if (held != NULL) { /* an interior second pixel: the window's offsets from its base */
                         mf_dw_pairs(tap, base != NULL ? inner : tap_b, NULL, 1, (intptr_t)base, weights, p->quant,
-                                    groups, lshift, held, dst_step, b_held, pair, 0, 0);
+                                    groups, lshift, held, dst_step, b_held, pair, 0, NULL);
                         held = NULL;
                     } else if (linked && xx + 1 < out_w) {
                         held = dst;
@@ -555,7 +582,7 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                     left = paired ? rest % 2 : rest;
                     if (rest > left) {
                         mf_dw_pairs(inner, inner, base, rest / 2, step, weights, p->quant, groups, lshift, dst,
-                                    dst_step, b_held, pair, 0, 0);
+                                    dst_step, b_held, pair, 0, NULL);
                         base += (rest - left) * step;
                         dst += (rest - left) * dst_step;
                     }
