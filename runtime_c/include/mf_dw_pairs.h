@@ -36,11 +36,11 @@
  * window's offsets and its first tap's address: no list to build), storing to dst + dst_step.
  * zr (a run to a row's right border, MF_DW_EDGES builds; else 0): the input zero point's row,
  * which the last pair's second pixel reads for its window's third column (stride 2, padding 0
- * on the left and 1 on the right: the column past the row's end). block (such a run only, else
- * NULL): {zv, rows, row_step, dst_row_step}: zv 24 r + 4 for a window row r above or below the
- * image, which every pixel reads at zr, else 0; `rows` such runs (zv 0 when more than one), each
- * row_step bytes of input and dst_row_step bytes of output after the one before (a block of a
- * call's rows in one call, the frame built once). */
+ * on the left and 1 on the right: the column past the row's end). block (such a run only,
+ * else NULL and zr 0): {zv, rows, row_step, dst_row_step}: zv 24 r + 4 for a window row r above
+ * or below the image, which every pixel reads at zr, else 0; `rows` such runs (zv 0 when more
+ * than one), each row_step bytes of input and dst_row_step bytes of output after the one before
+ * (a block of a call's rows in one call, the frame built once). */
 MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int8_t *base, int32_t pairs,
                            intptr_t step,
                            const uint32_t *w, const int32_t *qb, int32_t groups, int32_t lshift,
@@ -222,14 +222,15 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
      * the frame's words 8 t + 4) there too. Without zv the one event is the last pair's. */
 #if MF_DW_EDGES
 #define MF_DWQ_EDGE_SAVE                                                                            \
-        "str %[wo], [sp, #140]\n\t" /* zr, then block's words (wl; NULL: one row, zv 0) */           \
-        "cmp %[wl], #0\n\t"                                                                         \
+        "cmp %[wl], #0\n\t" /* block NULL: one row, no border (zr 0), no event */                   \
         "bne 3f\n\t"                                                                                \
         "movs %[wl], #1\n\t"                                                                        \
+        "movs %[wo], #0\n\t"                                                                        \
         "str %[wl], [sp, #152]\n\t"                                                                 \
-        "movs %[wl], #0\n\t"                                                                        \
-        "b 2f\n\t"                                                                                  \
-        "3:\n\t"                                                                                    \
+        "str %[wo], [sp, #144]\n\t"                                                                 \
+        "b 4f\n\t"                                                                                  \
+        "3:\n\t" /* else zr, and block's words */                                                   \
+        "str %[wo], [sp, #140]\n\t"                                                                 \
         "str %[g4], [sp, #164]\n\t"                                                                 \
         "str %[a6], [sp, #168]\n\t"                                                                 \
         "str %[a3], [sp, #172]\n\t"                                                                 \
@@ -240,19 +241,14 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
         "str %[wo], [sp, #156]\n\t"                                                                 \
         "ldr %[wo], [%[wl], #12]\n\t"                                                               \
         "str %[wo], [sp, #160]\n\t"                                                                 \
-        "ldr %[wo], [sp, #140]\n\t"                                                                 \
         "ldr %[wl], [%[wl]]\n\t"                                                                    \
-        "2:\n\t"                                                                                    \
         "str %[wl], [sp, #148]\n\t"                                                                 \
-        "cmp %[wl], #0\n\t" /* the first event: zv every pair's, else zr the last one's */          \
-        "it ne\n\t"                                                                                 \
+        "cmp %[wl], #0\n\t" /* the first event: zv every pair's, else the last one's (zr) */        \
+        "ite ne\n\t"                                                                                \
         "movne %[wl], %[a2]\n\t"                                                                    \
-        "bne 4f\n\t"                                                                                \
-        "cmp %[wo], #0\n\t"                                                                         \
-        "it ne\n\t"                                                                                 \
-        "movne %[wl], #1\n\t"                                                                       \
-        "4:\n\t"                                                                                    \
-        "str %[wl], [sp, #144]\n\t"
+        "moveq %[wl], #1\n\t"                                                                       \
+        "str %[wl], [sp, #144]\n\t"                                                                 \
+        "4:\n\t"
 #define MF_DWQ_EDGE_ENTRY                                                                           \
         "ldr %[a0], [sp, #96]\n\t"                                                                  \
         "ldr %[wo], [sp, #144]\n\t"                                                                 \
@@ -340,32 +336,44 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
 #define MF_DWQ_FRAME "144"
 #endif
     /* the pair's group loop: one kind compiled, the one after label 10; more, its address (the
-     * Thumb bit set) at [136] from the call's kind, taken by a load into pc (4 cycles a pair,
-     * where compares and branches on the kind took up to 8) */
+     * Thumb bit set) at [136] from the call's kind by a table (label 8, after the code), taken by
+     * a load into pc (4 cycles a pair, where compares and branches on the kind took up to 8) */
 #if MF_DW_ADJ + MF_DW_STEP2 + MF_DW_SPREAD > 1
-#define MF_DWQ_KIND_FIRST "adr.w %[wl], " MF_DWQ_FIRST_LOOP "\n\t"
 #if MF_DW_SPREAD
-#define MF_DWQ_FIRST_LOOP "20f"
+#define MF_DWQ_FIRST_LOOP "20b"
+#elif MF_DW_ADJ
+#define MF_DWQ_FIRST_LOOP "40b"
 #else
-#define MF_DWQ_FIRST_LOOP "40f"
+#define MF_DWQ_FIRST_LOOP "50b"
 #endif
-#if MF_DW_SPREAD && MF_DW_ADJ
-#define MF_DWQ_KIND_ADJ "cmp %[a5], #1\n\t" "bne 5f\n\t" "adr.w %[wl], 40f\n\t" "5:\n\t"
+/* (by kind, MF_DW_KIND_*: a kind without its loop in the build is never passed) */
+#if MF_DW_SPREAD
+#define MF_DWQ_T0 "20b"
 #else
-#define MF_DWQ_KIND_ADJ
+#define MF_DWQ_T0 MF_DWQ_FIRST_LOOP
+#endif
+#if MF_DW_ADJ
+#define MF_DWQ_T1 "40b"
+#else
+#define MF_DWQ_T1 MF_DWQ_FIRST_LOOP
 #endif
 #if MF_DW_STEP2
-#define MF_DWQ_KIND_STEP2 "cmp %[a5], #2\n\t" "bne 6f\n\t" "adr.w %[wl], 50f\n\t" "6:\n\t"
+#define MF_DWQ_T2 "50b"
 #else
-#define MF_DWQ_KIND_STEP2
+#define MF_DWQ_T2 MF_DWQ_FIRST_LOOP
 #endif
 #define MF_DWQ_KIND_SETUP                                                                          \
-        MF_DWQ_KIND_FIRST MF_DWQ_KIND_ADJ MF_DWQ_KIND_STEP2                                        \
-        "orr %[wl], %[wl], #1\n\t"                                                                 \
+        "adr.w %[wl], 8f\n\t"                                                                      \
+        "ldr %[wl], [%[wl], %[a5], lsl #2]\n\t"                                                    \
         "str %[wl], [sp, #136]\n\t"
+#define MF_DWQ_KIND_TABLE                                                                          \
+        ".p2align 2\n\t"                                                                           \
+        "8:\n\t"                                                                                   \
+        ".word " MF_DWQ_T0 " + 1, " MF_DWQ_T1 " + 1, " MF_DWQ_T2 " + 1\n\t"
 #define MF_DWQ_DISPATCH "ldr pc, [sp, #136]\n\t"
 #else
 #define MF_DWQ_KIND_SETUP
+#define MF_DWQ_KIND_TABLE
 #define MF_DWQ_DISPATCH
 #endif
     __asm__ volatile(
@@ -461,6 +469,7 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
         "str %[a0], [sp, #96]\n\t"
         MF_DWQ_EDGE_LAST
         "b 10b\n\t"
+        MF_DWQ_KIND_TABLE
         "30:\n\t" /* B's words from held to B's dst; A's dst on */
         "ldr %[a0], [sp, #120]\n\t"
         "ldr %[wl], [sp, #112]\n\t"
@@ -507,10 +516,11 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
 #undef MF_DWQ_FRAME
 #undef MF_DWQ_ROW_END
 #undef MF_DWQ_NEXT_ROW
-#undef MF_DWQ_KIND_FIRST
 #undef MF_DWQ_FIRST_LOOP
-#undef MF_DWQ_KIND_ADJ
-#undef MF_DWQ_KIND_STEP2
+#undef MF_DWQ_T0
+#undef MF_DWQ_T1
+#undef MF_DWQ_T2
+#undef MF_DWQ_KIND_TABLE
 #undef MF_DWQ_KIND_SETUP
 #undef MF_DWQ_DISPATCH
 #else
