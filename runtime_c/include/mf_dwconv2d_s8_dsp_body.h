@@ -74,6 +74,7 @@
 #define MF_DW_KIND_ANY 0
 #define MF_DW_KIND_ADJ 1
 #define MF_DW_KIND_STEP2 2
+#define MF_DW_KIND_STEP2_FIX 3 /* STEP2, a run by offsets of the build's MF_DW_STEP2_FIX shape */
 #ifndef MF_DW_SPREAD
 #define MF_DW_SPREAD 1
 #endif
@@ -82,6 +83,16 @@
 #endif
 #ifndef MF_DW_STEP2
 #define MF_DW_STEP2 0
+#endif
+/* lower/fast.py dw_sizes: one stride-2 shape (the build's fewest channels: the most pixels) whose
+ * runs' pairs read their columns at fixed offsets from the pair (MF_DW_KIND_STEP2_FIX: one load a
+ * word, not its offset's and its own), (4096 - in_c) << 16 | (dilation_h in_w in_c) >> 2 */
+#if defined(MF_DW_STEP2_FIX) && MF_DW_STEP2 && !MF_MVE
+#define MF_DW_STEP2_FIXED 1
+#define MF_DW_FIX_C (4096 - (MF_DW_STEP2_FIX >> 16))
+#define MF_DW_FIX_DOWN ((MF_DW_STEP2_FIX & 0xffff) << 2)
+#else
+#define MF_DW_STEP2_FIXED 0
 #endif
 
 /* acc += the taps of one channel group (the portable path of mf_dw_pixels): address tap[t] + g4
@@ -320,6 +331,50 @@ MF_INLINE void mf_dw_quad_cols(intptr_t *col, intptr_t at, int32_t c)
 }
 #endif
 
+/* A run's pairs' kind (by offsets): MF_DW_KIND_STEP2_FIX where its shape is the build's */
+MF_INLINE int32_t mf_dw_run_kind(int32_t pair, int32_t c, int32_t down)
+{
+#if MF_DW_STEP2_FIXED
+    return pair == MF_DW_KIND_STEP2 && c == MF_DW_FIX_C && down == MF_DW_FIX_DOWN ? MF_DW_KIND_STEP2_FIX : pair;
+#else
+    (void)c;
+    (void)down;
+    return pair;
+#endif
+}
+
+#if MF_DW_EDGES && !MF_MVE
+/* A stride-2 call's rows from row oy (mf_dwconv2d_s8_dsp_loop's edge2: 3x3, padding 0 on the left
+ * and 1 on the right over an even width, forward), dst its first pixel's output: with all three
+ * window rows inside the image, this row and the next ones like it in one run of pairs each to
+ * its right border (mf_dw_pairs' block), or with the first or the last one outside, this row
+ * (zv: its words the zero point's row, for every pixel). Returns the rows done (0: a row with
+ * its windows outside otherwise, pixel by pixel). Out of the loop, so that the loop's other
+ * calls keep their registers. */
+static __attribute__((noinline)) int32_t mf_dw_edge2_rows(const mf_dwconv2d_s8_dsp_params *p, const intptr_t *inner,
+                                                          const int8_t *image, int8_t *dst, int32_t oy,
+                                                          uint32_t *b_held, int32_t out_stride)
+{
+    const int32_t c = p->in_c, row_bytes = p->in_w * c, in_h = p->in_h, dh = p->dilation_h, span_h = 2 * dh;
+    const int32_t y0 = oy * p->stride_h - p->pad_h;
+    const int32_t zv = y0 >= 0 && y0 + span_h < in_h ? 0
+                       : y0 < 0 && y0 + dh >= 0 && y0 + span_h < in_h ? 4
+                       : y0 >= 0 && y0 + dh < in_h && y0 + span_h >= in_h ? 52 : -1;
+    int32_t block[4];
+    if (zv < 0) {
+        return 0;
+    }
+    block[0] = zv;
+    block[1] = zv ? 1 : MF_MIN(p->out_h - oy, (in_h - 1 - span_h - y0) / p->stride_h + 1);
+    block[2] = p->stride_h * row_bytes;
+    block[3] = p->out_w * out_stride;
+    mf_dw_pairs(inner, inner, (const int8_t *)((uintptr_t)image + (uintptr_t)(y0 * row_bytes)), p->out_w / 2, 2 * c,
+                (const uint32_t *)(const void *)p->weights, p->quant, c / 4, p->lshift, dst, out_stride, b_held,
+                mf_dw_run_kind(MF_DW_KIND_STEP2, c, dh * row_bytes), (intptr_t)p->zrow, block);
+    return block[1];
+}
+#endif
+
 MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const mf_epilogue_s8 *e,
                                        const mf_fast_addsub *aq, int kind, const int8_t *input,
                                        const int8_t *res, int8_t *output, int strided)
@@ -369,9 +424,11 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
     const int linked = paired && groups >= MF_DW_LINK_GROUPS;
 #if MF_DW_EDGES && !MF_MVE
     /* stride 2, padding 0 on the left and 1 on the right (SAME over an even width): a row whose
-     * windows lie inside the image vertically goes as one run of pairs to its right border, the
-     * last pair's second pixel reading zrow for its window's third column (mf_dw_pairs' zr), not
-     * a run, then a pair by addresses of its last interior pixel and the border one */
+     * windows lie inside the image vertically (or all but their first or last row: mf_dw_pairs'
+     * zv, that row at zrow) goes as one run of pairs to its right border, the last pair's second
+     * pixel reading zrow for its window's third column (mf_dw_pairs' zr), not a run, then a pair
+     * by addresses of its last interior pixel and the border one (or the row's pixels in pairs
+     * by addresses) */
     const int edge2 = paired && pair == MF_DW_KIND_STEP2 && p->pad_w == 0 && p->in_w == 2 * out_w &&
                       out_w % 2 == 0 && zrow != 0;
 #endif
@@ -427,6 +484,16 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
             const int32_t oy = reverse ? out_h - 1 - yy : yy;
             const int32_t y0 = oy * p->stride_h - p->pad_h;
             const int rows_in = y0 >= 0 && y0 + span_h < p->in_h;
+#if MF_DW_EDGES && !MF_MVE
+            if (edge2) { /* (forward) */
+                const int32_t done = mf_dw_edge2_rows(p, inner, image, output + (n * out_h + oy) * out_w * out_stride,
+                                                      oy, b_held, out_stride);
+                if (done) {
+                    yy += done - 1;
+                    continue;
+                }
+            }
+#endif
             for (ky = 0; ky < k_h; ky++) { /* the window's input rows, NULL outside the image */
                 const int32_t iy = y0 + ky * p->dilation_h;
                 rows[ky] = iy >= 0 && iy < p->in_h ? image + iy * row_bytes : NULL;
@@ -505,7 +572,7 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                     int8_t *dst = output + pix * out_stride;
                     if (held != NULL) { /* an interior second pixel: the window's offsets from its base */
                         mf_dw_pairs(tap, base != NULL ? inner : tap_b, NULL, 1, (intptr_t)base, weights, p->quant,
-                                    groups, lshift, held, dst_step, b_held, pair, 0);
+                                    groups, lshift, held, dst_step, b_held, pair, 0, NULL);
                         held = NULL;
                     } else if (linked && xx + 1 < out_w) {
                         held = dst;
@@ -535,18 +602,10 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                         continue;
                     }
 #endif
-#if MF_DW_EDGES && !MF_MVE
-                    if (edge2 && rows_in && xx == 0) {
-                        mf_dw_pairs(inner, inner, base, out_w / 2, step, weights, p->quant, groups, lshift, dst,
-                                    dst_step, b_held, pair, zrow);
-                        xx = out_w - 1;
-                        continue;
-                    }
-#endif
                     left = paired ? rest % 2 : rest;
                     if (rest > left) {
                         mf_dw_pairs(inner, inner, base, rest / 2, step, weights, p->quant, groups, lshift, dst,
-                                    dst_step, b_held, pair, 0);
+                                    dst_step, b_held, mf_dw_run_kind(pair, c, p->dilation_h * row_bytes), 0, NULL);
                         base += (rest - left) * step;
                         dst += (rest - left) * dst_step;
                     }
