@@ -400,11 +400,7 @@ def dw_sizes(params: dict) -> dict[str, int]:
         # padding 1 on the right only (SAME over an even width): a row's pairs in one run to its
         # right border (mf_dwconv2d_s8_dsp_loop's edge2)
         edges = int(p["pad_w"] == 0 and p["in_w"] == 2 * p["out_w"] and p["out_w"] % 2 == 0)
-        # the columns at fixed offsets from a pair (MF_DW_STEP2_FIX: LDR's 12-bit offsets reach the
-        # window's last one): the build keeps the shape with the fewest channels (the largest value)
-        c, down = p["in_c"], p["dilation_h"] * p["in_w"] * p["in_c"]
-        fix = {"MF_DW_STEP2_FIX": (4096 - c) << 16 | down >> 2} if 2 * down + 4 * c <= 4095 else {}
-        return {"MF_DW_SPREAD": 0, "MF_DW_STEP2": 1, **({"MF_DW_EDGES": 1} if edges else {}), **fix, **sign}
+        return {"MF_DW_SPREAD": 0, "MF_DW_STEP2": 1, **({"MF_DW_EDGES": 1} if edges else {}), **sign}
     if (p["k_h"], p["k_w"], p["stride_w"], p["dilation_w"]) != (3, 3, 1, 1):
         return {"MF_DW_SPREAD": 1, **sign}
     if p["out_w"] < 4:

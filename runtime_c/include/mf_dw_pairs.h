@@ -71,33 +71,22 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
     int32_t g4 = (int32_t)(uintptr_t)base, x = (int32_t)(uintptr_t)held, r = (int32_t)(uintptr_t)off_b;
     int32_t wl = (int32_t)(uintptr_t)block, wo = (int32_t)zr;
     (void)lshift; /* folded into the weights' block (MF_W16) */
-    /* x: pixel A's (b 0) or B's (b 1) word of tap t, by its address in the frame (L_FRAME), or
-     * at a fixed offset from g4 (L_FIX: MF_DW_STEP2_FIX's row and channels, a run by offsets, B
-     * two columns right of A; one load, not two) */
-#define MF_DWQ_L_FRAME(t, b)                          \
-    "ldr %[r], [sp, #(8 * " #t " + 4 * " #b ")]\n\t"   \
-    "ldr %[x], [%[r], %[g4]]\n\t"
-#define MF_DWQ_L_FIX(t, b)                                                                          \
-    "ldr %[x], [%[g4], #((" #t " / 3) * " MF_DWQ_XSTR(MF_DW_FIX_DOWN) " + (" #t " %% 3 + 2 * " #b ") * "     \
-    MF_DWQ_XSTR(MF_DW_FIX_C) ")]\n\t"
-#define MF_DWQ_STR(v) #v
-#define MF_DWQ_XSTR(v) MF_DWQ_STR(v) /* (the macro's expansion, which the assembler evaluates) */
-    /* pixel A's word of tap t, split and multiplied with the tap's weights (wl, wo) into A's
-     * accumulators */
-#define MF_DWQ_A(t) MF_DWQ_A_(t, MF_DWQ_L_FRAME)
-#define MF_DWQ_A_(t, L)                               \
-    L(t, 0)                                            \
+    /* pixel A's word of tap t (its address in the frame), split and multiplied with the tap's
+     * weights (wl, wo) into A's accumulators */
+#define MF_DWQ_A(t)                                   \
+    "ldr %[r], [sp, #(8 * " #t ")]\n\t"                \
+    "ldr %[x], [%[r], %[g4]]\n\t"                      \
     "sxtb16 %[r], %[x], ror #8\n\t"                    \
     "sxtb16 %[x], %[x]\n\t"                            \
     "smlabb %[a0], %[x], %[wl], %[a0]\n\t"             \
     "smlatt %[a2], %[x], %[wl], %[a2]\n\t"             \
     "smlabb %[a1], %[r], %[wo], %[a1]\n\t"             \
     "smlatt %[a3], %[r], %[wo], %[a3]\n\t"
-    /* pixel B's word of tap t (its address step bytes on), split and multiplied with the tap's
-     * weights (wl, wo) into B's accumulators */
-#define MF_DWQ_B(t) MF_DWQ_B_(t, MF_DWQ_L_FRAME)
-#define MF_DWQ_B_(t, L)                               \
-    L(t, 1)                                            \
+    /* pixel B's word of tap t (its address step bytes on, in the frame), split and multiplied with
+     * the tap's weights (wl, wo) into B's accumulators */
+#define MF_DWQ_B(t)                                   \
+    "ldr %[r], [sp, #(8 * " #t " + 4)]\n\t"            \
+    "ldr %[x], [%[r], %[g4]]\n\t"                      \
     "sxtb16 %[r], %[x], ror #8\n\t"                    \
     "sxtb16 %[x], %[x]\n\t"                            \
     "smlabb %[a4], %[x], %[wl], %[a4]\n\t"             \
@@ -106,10 +95,11 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
     "smlatt %[a7], %[r], %[wo], %[a7]\n\t"
 #define MF_DWQ_TAP(t, wb) MF_DWQ_TAP_(t, wb, a0, a1, a2, a3)
     /* (b0 - b3: A's addends, a4 - a7 for its first tap: the biases wait there) */
-#define MF_DWQ_TAP_(t, wb, b0, b1, b2, b3) MF_DWQ_TAPK(t, t, wb, b0, b1, b2, b3, MF_DWQ_L_FRAME)
+#define MF_DWQ_TAP_(t, wb, b0, b1, b2, b3) MF_DWQ_TAPK(t, t, wb, b0, b1, b2, b3)
     /* (k: the tap's weights' index from w, t less 11 once a writeback moved w 88 bytes on) */
-#define MF_DWQ_TAPK(t, k, wb, b0, b1, b2, b3, L)      \
-    L(t, 0)                                            \
+#define MF_DWQ_TAPK(t, k, wb, b0, b1, b2, b3)         \
+    "ldr %[r], [sp, #(8 * " #t ")]\n\t"                \
+    "ldr %[x], [%[r], %[g4]]\n\t"                      \
     "ldr %[wl], [%[w], #(20 + 8 * (" #k "))]\n\t"      \
     "ldr %[wo], [%[w], #(24 + 8 * (" #k "))]" wb "\n\t" \
     "sxtb16 %[r], %[x], ror #8\n\t"                    \
@@ -118,7 +108,7 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
     "smlatt %[a2], %[x], %[wl], %[" #b2 "]\n\t"        \
     "smlabb %[a1], %[r], %[wo], %[" #b1 "]\n\t"        \
     "smlatt %[a3], %[r], %[wo], %[" #b3 "]\n\t"        \
-    MF_DWQ_B_(t, L)
+    MF_DWQ_B(t)
     /* the same where A's input word is B's of the tap before (B the pixel to the right of A, a
      * 3x3 window's next column in its row: x and r hold its halves already) */
 #define MF_DWQ_TAPB(t, wb)                            \
@@ -131,10 +121,11 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
     MF_DWQ_B(t)
     /* B two columns right of A (stride 2): B's word first, then A's, so that x and r end on A's
      * halves, which are B's two taps on (MF_DWQ_TAPR) */
-#define MF_DWQ_TAPBA(t, wb, L) MF_DWQ_TAPBA_(t, wb, a4, a5, a6, a7, L)
+#define MF_DWQ_TAPBA(t, wb) MF_DWQ_TAPBA_(t, wb, a4, a5, a6, a7)
     /* (b4 - b7: B's addends, a0 - a3 for the first tap: the biases wait there) */
-#define MF_DWQ_TAPBA_(t, wb, b4, b5, b6, b7, L)       \
-    L(t, 1)                                            \
+#define MF_DWQ_TAPBA_(t, wb, b4, b5, b6, b7)          \
+    "ldr %[r], [sp, #(8 * " #t " + 4)]\n\t"            \
+    "ldr %[x], [%[r], %[g4]]\n\t"                      \
     "ldr %[wl], [%[w], #(20 + 8 * " #t ")]\n\t"        \
     "ldr %[wo], [%[w], #(24 + 8 * " #t ")]" wb "\n\t"  \
     "sxtb16 %[r], %[x], ror #8\n\t"                    \
@@ -143,16 +134,16 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
     "smlatt %[a6], %[x], %[wl], %[" #b6 "]\n\t"        \
     "smlabb %[a5], %[r], %[wo], %[" #b5 "]\n\t"        \
     "smlatt %[a7], %[r], %[wo], %[" #b7 "]\n\t"        \
-    MF_DWQ_A_(t, L)
+    MF_DWQ_A(t)
     /* B's word is A's of tap t + 2 (x and r hold its halves): B's products, then A's word */
-#define MF_DWQ_TAPR(t, k, L)                          \
+#define MF_DWQ_TAPR(t, k)                             \
     "ldr %[wl], [%[w], #(20 + 8 * (" #k "))]\n\t"      \
     "ldr %[wo], [%[w], #(24 + 8 * (" #k "))]\n\t"      \
     "smlabb %[a4], %[x], %[wl], %[a4]\n\t"             \
     "smlatt %[a6], %[x], %[wl], %[a6]\n\t"             \
     "smlabb %[a5], %[r], %[wo], %[a5]\n\t"             \
     "smlatt %[a7], %[r], %[wo], %[a7]\n\t"             \
-    MF_DWQ_A_(t, L)
+    MF_DWQ_A(t)
     /* channel c of A (p) and B (q): x holds the table block; with MF_DW_SIGN w (saved at [132])
      * is the sign step's scratch, without it the addend goes in as it is
      * (mf_dwconv2d_s8_dsp_body.h: a negative p saturates to -128 with or without the step) */
@@ -226,11 +217,10 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
     /* B two columns right of A: a row's third tap (B first), its first (B's word A's of the
      * third), its second; the last row's third tap moves w onto 4 bytes before the next group's
      * block (its load's writeback, no add: the row's other two taps' weights from there) */
-#define MF_DWQ_TAPS_STEP2 MF_DWQ_TAPS_STEP2_(MF_DWQ_L_FRAME)
-#define MF_DWQ_TAPS_STEP2_(L)                                                                         \
-    MF_DWQ_TAPBA_(2, "", a0, a1, a2, a3, L) MF_DWQ_TAPR(0, 0, L) MF_DWQ_TAPK(1, 1, "", a0, a1, a2, a3, L) \
-    MF_DWQ_TAPBA(5, "", L) MF_DWQ_TAPR(3, 3, L) MF_DWQ_TAPK(4, 4, "", a0, a1, a2, a3, L)                 \
-    MF_DWQ_TAPBA(8, "!", L) MF_DWQ_TAPR(6, 6 - 11, L) MF_DWQ_TAPK(7, 7 - 11, "", a0, a1, a2, a3, L)
+#define MF_DWQ_TAPS_STEP2                                                                             \
+    MF_DWQ_TAPBA_(2, "", a0, a1, a2, a3) MF_DWQ_TAPR(0, 0) MF_DWQ_TAP(1, "") MF_DWQ_TAPBA(5, "")         \
+    MF_DWQ_TAPR(3, 3) MF_DWQ_TAP(4, "") MF_DWQ_TAPBA(8, "!") MF_DWQ_TAPR(6, 6 - 11)                     \
+    MF_DWQ_TAPK(7, 7 - 11, "", a0, a1, a2, a3)
     /* a run to the right border (zr, MF_DW_EDGES builds): an event when the pairs left reach [144]
      * (0: none), after a pair's end or before the first: with zv, window row zv / 24 (the frame's
      * words 24 r to 24 r + 24) at the zero point's row (zr less the pair's first group offset)
@@ -275,7 +265,6 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
         "cmp %[a0], %[wo]\n\t"                                                                      \
         "bne 10b\n\t"                                                                               \
         "60:\n\t"                                                                                   \
-        MF_DWQ_FIX_OFF                                                                              \
         "ldr %[wl], [sp, #148]\n\t"                                                                 \
         "ldr %[wo], [sp, #140]\n\t"                                                                 \
         "cmp %[wl], #0\n\t"                                                                         \
@@ -339,7 +328,6 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
         "str %[a6], [sp, #44]\n\t"                                                                  \
         "str %[a7], [sp, #68]\n\t"                                                                  \
         "str %[a0], [sp, #96]\n\t"                                                                  \
-        MF_DWQ_FIX_ON                                                                               \
         "cmp %[a0], %[wo]\n\t"                                                                      \
         "beq 60b\n\t"                                                                               \
         "b 10b\n\t"
@@ -353,25 +341,10 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
 #define MF_DWQ_NEXT_ROW
 #define MF_DWQ_FRAME "144"
 #endif
-    /* MF_DW_STEP2_FIXED: the column offsets as immediates (MF_DWQ_L_FIX), and a border event's
-     * pairs (their frame words patched) by the frame's loop (50), the next row's by the call's
-     * (its address kept at [180]) */
-#if MF_DW_STEP2_FIXED
-#define MF_DWQ_FIX_OFF                                                                              \
-        "adr.w %[wl], 50b\n\t"                                                                      \
-        "orr %[wl], %[wl], #1\n\t"                                                                  \
-        "str %[wl], [sp, #136]\n\t"
-#define MF_DWQ_FIX_ON                                                                               \
-        "ldr %[wl], [sp, #180]\n\t"                                                                 \
-        "str %[wl], [sp, #136]\n\t"
-#else
-#define MF_DWQ_FIX_OFF
-#define MF_DWQ_FIX_ON
-#endif
     /* the pair's group loop: one kind compiled, the one after label 10; more, its address (the
      * Thumb bit set) at [136] from the call's kind by a table (label 8, after the code), taken by
      * a load into pc (4 cycles a pair, where compares and branches on the kind took up to 8) */
-#if MF_DW_ADJ + MF_DW_STEP2 + MF_DW_SPREAD + MF_DW_STEP2_FIXED > 1
+#if MF_DW_ADJ + MF_DW_STEP2 + MF_DW_SPREAD > 1
 #if MF_DW_SPREAD
 #define MF_DWQ_FIRST_LOOP "20b"
 #elif MF_DW_ADJ
@@ -395,26 +368,14 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
 #else
 #define MF_DWQ_T2 MF_DWQ_FIRST_LOOP
 #endif
-#if MF_DW_STEP2_FIXED
-#define MF_DWQ_T3 ", " "55b" " + 1"
-#if MF_DW_EDGES
-#define MF_DWQ_KIND_KEEP "str %[wl], [sp, #180]\n\t" /* (a row's last pair by the frame: NEXT_ROW) */
-#else
-#define MF_DWQ_KIND_KEEP
-#endif
-#else
-#define MF_DWQ_T3
-#define MF_DWQ_KIND_KEEP
-#endif
 #define MF_DWQ_KIND_SETUP                                                                          \
         "adr.w %[wl], 8f\n\t"                                                                      \
         "ldr %[wl], [%[wl], %[a5], lsl #2]\n\t"                                                    \
-        "str %[wl], [sp, #136]\n\t"                                                               \
-        MF_DWQ_KIND_KEEP
+        "str %[wl], [sp, #136]\n\t"
 #define MF_DWQ_KIND_TABLE                                                                          \
         ".p2align 2\n\t"                                                                           \
         "8:\n\t"                                                                                   \
-        ".word " MF_DWQ_T0 " + 1, " MF_DWQ_T1 " + 1, " MF_DWQ_T2 " + 1" MF_DWQ_T3 "\n\t"
+        ".word " MF_DWQ_T0 " + 1, " MF_DWQ_T1 " + 1, " MF_DWQ_T2 " + 1\n\t"
 #define MF_DWQ_DISPATCH "ldr pc, [sp, #136]\n\t"
 #else
 #define MF_DWQ_KIND_SETUP
@@ -480,10 +441,6 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
 #if MF_DW_STEP2
         "b 29f\n\t"
 #endif
-#endif
-#if MF_DW_STEP2_FIXED
-        MF_DWQ_GROUP(55, a0, a1, a2, a3, MF_DWQ_TAPS_STEP2_(MF_DWQ_L_FIX))
-        "b 29f\n\t"
 #endif
 #if MF_DW_STEP2
         MF_DWQ_GROUP(50, a0, a1, a2, a3, MF_DWQ_TAPS_STEP2)
@@ -569,19 +526,8 @@ MF_HELPER void mf_dw_pairs(const intptr_t *off, const intptr_t *off_b, const int
 #undef MF_DWQ_T0
 #undef MF_DWQ_T1
 #undef MF_DWQ_T2
-#undef MF_DWQ_T3
 #undef MF_DWQ_KIND_TABLE
 #undef MF_DWQ_KIND_SETUP
-#undef MF_DWQ_KIND_KEEP
-#undef MF_DWQ_STR
-#undef MF_DWQ_XSTR
-#undef MF_DWQ_FIX_OFF
-#undef MF_DWQ_FIX_ON
-#undef MF_DWQ_L_FRAME
-#undef MF_DWQ_L_FIX
-#undef MF_DWQ_A_
-#undef MF_DWQ_B_
-#undef MF_DWQ_TAPS_STEP2_
 #undef MF_DWQ_DISPATCH
 #else
     (void)held;

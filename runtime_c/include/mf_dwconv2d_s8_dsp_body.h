@@ -74,7 +74,6 @@
 #define MF_DW_KIND_ANY 0
 #define MF_DW_KIND_ADJ 1
 #define MF_DW_KIND_STEP2 2
-#define MF_DW_KIND_STEP2_FIX 3 /* STEP2, a run by offsets of the build's MF_DW_STEP2_FIX shape */
 #ifndef MF_DW_SPREAD
 #define MF_DW_SPREAD 1
 #endif
@@ -83,16 +82,6 @@
 #endif
 #ifndef MF_DW_STEP2
 #define MF_DW_STEP2 0
-#endif
-/* lower/fast.py dw_sizes: one stride-2 shape (the build's fewest channels: the most pixels) whose
- * runs' pairs read their columns at fixed offsets from the pair (MF_DW_KIND_STEP2_FIX: one load a
- * word, not its offset's and its own), (4096 - in_c) << 16 | (dilation_h in_w in_c) >> 2 */
-#if defined(MF_DW_STEP2_FIX) && MF_DW_STEP2 && !MF_MVE
-#define MF_DW_STEP2_FIXED 1
-#define MF_DW_FIX_C (4096 - (MF_DW_STEP2_FIX >> 16))
-#define MF_DW_FIX_DOWN ((MF_DW_STEP2_FIX & 0xffff) << 2)
-#else
-#define MF_DW_STEP2_FIXED 0
 #endif
 
 /* acc += the taps of one channel group (the portable path of mf_dw_pixels): address tap[t] + g4
@@ -331,18 +320,6 @@ MF_INLINE void mf_dw_quad_cols(intptr_t *col, intptr_t at, int32_t c)
 }
 #endif
 
-/* A run's pairs' kind (by offsets): MF_DW_KIND_STEP2_FIX where its shape is the build's */
-MF_INLINE int32_t mf_dw_run_kind(int32_t pair, int32_t c, int32_t down)
-{
-#if MF_DW_STEP2_FIXED
-    return pair == MF_DW_KIND_STEP2 && c == MF_DW_FIX_C && down == MF_DW_FIX_DOWN ? MF_DW_KIND_STEP2_FIX : pair;
-#else
-    (void)c;
-    (void)down;
-    return pair;
-#endif
-}
-
 #if MF_DW_EDGES && !MF_MVE
 /* A stride-2 call's rows from row oy (mf_dwconv2d_s8_dsp_loop's edge2: 3x3, padding 0 on the left
  * and 1 on the right over an even width, forward), dst its first pixel's output: with all three
@@ -370,7 +347,7 @@ static __attribute__((noinline)) int32_t mf_dw_edge2_rows(const mf_dwconv2d_s8_d
     block[3] = p->out_w * out_stride;
     mf_dw_pairs(inner, inner, (const int8_t *)((uintptr_t)image + (uintptr_t)(y0 * row_bytes)), p->out_w / 2, 2 * c,
                 (const uint32_t *)(const void *)p->weights, p->quant, c / 4, p->lshift, dst, out_stride, b_held,
-                mf_dw_run_kind(MF_DW_KIND_STEP2, c, dh * row_bytes), (intptr_t)p->zrow, block);
+                MF_DW_KIND_STEP2, (intptr_t)p->zrow, block);
     return block[1];
 }
 #endif
@@ -605,7 +582,7 @@ MF_INLINE void mf_dwconv2d_s8_dsp_loop(const mf_dwconv2d_s8_dsp_params *p, const
                     left = paired ? rest % 2 : rest;
                     if (rest > left) {
                         mf_dw_pairs(inner, inner, base, rest / 2, step, weights, p->quant, groups, lshift, dst,
-                                    dst_step, b_held, mf_dw_run_kind(pair, c, p->dilation_h * row_bytes), 0, NULL);
+                                    dst_step, b_held, pair, 0, NULL);
                         base += (rest - left) * step;
                         dst += (rest - left) * dst_step;
                     }

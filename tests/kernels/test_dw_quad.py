@@ -202,18 +202,14 @@ def test_clamped_pixels_without_the_sign_step_match_tflm_under_qemu(tmp_path, bu
 
 
 # stride 2: its own loop (as built), beside the others, or the other pairs' loop only
-# (fix: every loop, and the fixed offsets of the 7x11x16 VALID case, runs without a border)
 BUILDS2 = {"step2": None, "all": {"MF_DW_ADJ": 1, "MF_DW_STEP2": 1, "MF_DW_SPREAD": 1}, "spread": {},
-           "step2_relu": None,
-           "fix": {"MF_DW_ADJ": 1, "MF_DW_STEP2": 1, "MF_DW_SPREAD": 1, "MF_DW_STEP2_FIX": 4080 << 16 | 44}}
+           "step2_relu": None}
 
 
 def defines2(build: str, runs) -> dict[str, int]:
     if build.startswith("step2"):
         found = largest([r.call.sizes for r in runs])
-        # (the fixed offsets: the 8x16x8 case's, a run to the right border a row)
-        assert found == {"MF_DW_STEP2": 1, "MF_DW_SPREAD": 0, "MF_DW_EDGES": 1, "MF_DW_SIGN": int(build == "step2"),
-                         "MF_DW_STEP2_FIX": 4088 << 16 | 32}
+        assert found == {"MF_DW_STEP2": 1, "MF_DW_SPREAD": 0, "MF_DW_EDGES": 1, "MF_DW_SIGN": int(build == "step2")}
         return found
     return BUILDS2[build]
 
@@ -242,8 +238,7 @@ def test_quads_in_builds_with_four_pixels_a_row_pairs_where_two_or_three_are_lef
     epilogue's clamp no pairs at all; rows from border to border in one call (MF_DW_EDGES) where
     padding 1 on the left starts them with two quads or a quad and a run, and at stride 2 where
     padding 1 on the right only ends an even width."""
-    base = dict(k_h=3, k_w=3, stride_w=1, dilation_w=1, dilation_h=1, in_c=16, clamp=0,
-                quant=ConstArray("quant", table(-127)))
+    base = dict(k_h=3, k_w=3, stride_w=1, dilation_w=1, clamp=0, quant=ConstArray("quant", table(-127)))
     adj = {"MF_DW_ADJ": 1, "MF_DW_SPREAD": 0, "MF_DW_SIGN": 1}
     quads = {"MF_DW_QUADS": 1, "MF_DW_SPREAD": 0, "MF_DW_SIGN": 1, "MF_DW_EDGES": 0}
     edges = dict(quads, MF_DW_EDGES=1)
@@ -255,15 +250,10 @@ def test_quads_in_builds_with_four_pixels_a_row_pairs_where_two_or_three_are_lef
     assert fast.dw_sizes(dict(base, in_w=6, out_w=4, pad_w=0)) == quads
     assert fast.dw_sizes(dict(base, in_w=7, out_w=9, pad_w=2)) == dict(adj, **quads)
     assert fast.dw_sizes(dict(base, in_w=5, out_w=3, pad_w=0)) == adj
-    # (and its columns at fixed offsets where a window's last one is 4095 bytes from its first or
-    # less: (4096 - in_c) << 16 | the window's row step / 4)
     step2 = {"MF_DW_SPREAD": 0, "MF_DW_STEP2": 1, "MF_DW_SIGN": 1}
-    assert fast.dw_sizes(dict(base, in_w=48, out_w=24, pad_w=0, stride_w=2)) == dict(
-        step2, MF_DW_EDGES=1, MF_DW_STEP2_FIX=4080 << 16 | 192)
-    assert fast.dw_sizes(dict(base, in_w=47, out_w=24, pad_w=0, stride_w=2)) == dict(
-        step2, MF_DW_STEP2_FIX=4080 << 16 | 188)  # no right padding
-    assert fast.dw_sizes(dict(base, in_w=46, out_w=23, pad_w=0, stride_w=2, in_c=64)) == step2  # an odd width,
-    # past the offsets' reach
+    assert fast.dw_sizes(dict(base, in_w=48, out_w=24, pad_w=0, stride_w=2)) == dict(step2, MF_DW_EDGES=1)
+    assert fast.dw_sizes(dict(base, in_w=47, out_w=24, pad_w=0, stride_w=2)) == step2  # no right padding
+    assert fast.dw_sizes(dict(base, in_w=46, out_w=23, pad_w=0, stride_w=2)) == step2  # an odd width
     assert fast.dw_sizes(dict(base, in_w=48, out_w=16, pad_w=0, stride_w=3)) == {"MF_DW_SPREAD": 1,
                                                                                  "MF_DW_SIGN": 1}
     assert fast.dw_sizes(dict(base, in_w=48, out_w=48, pad_w=1, dilation_w=2)) == {"MF_DW_SPREAD": 1,
