@@ -14,9 +14,7 @@
  * need, mf_dwconv2d_s8_dsp_body.h MF_DW_*): B the right neighbour of A in a 3x3 window (a row's
  * second and third taps take A's input word from B's of the tap before: 4 input words a row),
  * B two columns right of A (stride 2: a row's third tap goes first, B's word before A's, so that
- * its first tap takes B's word from A's third: 5 words a row), any other pair (6 words a row);
- * and in builds with MF_DW_STEP2_FIX a fourth, stride 2 for one shape, its words at offsets from
- * the pair fixed at build time (one load a word, not its offset's from the frame and its own).
+ * its first tap takes B's word from A's third: 5 words a row), any other pair (6 words a row).
  * The group loop goes by a load into pc of its address, which the call sets once. A run's next
  * pair moves its frame words on by steps set up once; a stride-2 run to a row's right border
  * (MF_DW_EDGES) patches the frame at border events (the last pair's third column, a window row
