@@ -45,20 +45,30 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
     /* The frame: [0, 72) the column offsets (row r column k at 24 r + 4 k); [72] the group's
      * block of weights and [76] its table block;
      * [80, 96) the even pass's packed words of the four pixels; [96, 112) the pixels' outputs
-     * less the quad's first group offset; [112] its last group end; [116] quads left; [120] the
-     * quad's first group offset; [124] 4 step; [128] w; [132] qb; [136] the first quad's
-     * leftmost pixel's output; [140] the output step of a pixel to the right; [144] 4 dst_step;
-     * [148] 4 groups;
+     * less the quad's first group offset; [112] the weights' end (the group loop's, by e: a
+     * constant of the call, not a quad's g4 bound); [116] quads left; [124] g4's move from a
+     * quad's last group to the next quad's first; [128] w; [132] qb; [136] the first quad's
+     * leftmost pixel's output; [140] the output step of a pixel to the right; [144] 4 dst_step
+     * less 4 step (0: the outputs less g4 stay); ([120] and [148] unused);
      * [152] zl while the first quad's column 0 is patched, else 0; [156] zr; [160] the quads
      * left at which a quad's end restores column 0 or patches column 5 or a row (0: none);
      * [164, 176) column 0's offsets while patched; [176] zv; [180] zl ([152] and up only in
      * MF_DW_EDGES builds, MF_DWQD_FRAME). */
     const int32_t back = step < 0 ? 3 : 0; /* a reversed run's quads: their leftmost pixel first */
-    int32_t a0 = quads, a1 = (int32_t)(4 * step), a2 = (int32_t)(uintptr_t)w, a3 = (int32_t)(uintptr_t)qb;
-    int32_t a4 = 4 * groups, a5 = (int32_t)(uintptr_t)(dst + back * dst_step);
-    int32_t a6 = step < 0 ? -dst_step : dst_step, a7 = 4 * dst_step;
-    int32_t g4 = base == NULL ? 0 : (int32_t)((uintptr_t)base + (uintptr_t)(back * step));
-    int32_t e = (int32_t)(uintptr_t)cols, f = (int32_t)zl, w0 = (int32_t)zr, w1, w2 = zv;
+    /* (a1: g4 from a quad's last group to the next quad's first; a4: the weights' end, the last
+     * group's next block; a7: the outputs' move less the input's, a quad to the next) */
+    int32_t a0 = quads, a1 = (int32_t)(4 * step - 4 * groups), a2 = (int32_t)(uintptr_t)w;
+    int32_t a3 = (int32_t)((uintptr_t)qb - 36u) /* MF_DWQD_TQ */, a4 = (int32_t)(uintptr_t)(w + (4 + 2 * 9) * groups);
+    int32_t a5 = (int32_t)(uintptr_t)(dst + back * dst_step);
+    int32_t a6 = step < 0 ? -dst_step : dst_step, a7 = (int32_t)(4 * dst_step - 4 * step);
+    /* g4, e, f and w0 in low registers: their frame loads, loads by g4 and weight loads (the bulk
+     * of the loop's loads) then take 16-bit encodings, whatever registers the compiler picks for
+     * the rest */
+    register int32_t g4 __asm__("r1") = base == NULL ? 0 : (int32_t)((uintptr_t)base + (uintptr_t)(back * step));
+    register int32_t e __asm__("r0") = (int32_t)(uintptr_t)cols;
+    register int32_t f __asm__("r4") = (int32_t)zl;
+    register int32_t w0 __asm__("r5") = (int32_t)zr;
+    int32_t w1, w2 = zv;
     /* the first quad's end restores column 0 (zl) and patches the row outside again (zv), the
      * one before the last patches column 5 (zr) */
     w1 = !MF_DW_EDGES || quads < 2 ? 0 : zl ? quads - 1 : zr ? 1 : 0;
@@ -118,7 +128,7 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
      * eight), the rows, the requantization (the table block's entries o bytes in) */
 #define MF_DWQD_RELOAD "ldr %[e], [sp, #72]\n\t"
     /* (start: the block's reload, or "" where e holds it: the even pass, from the group's start) */
-#define MF_DWQD_PASS(sx, o, start)                                                \
+#define MF_DWQD_PASS(sx, o, start, last)                                          \
     start                                                                         \
     "ldr %[a6], [%[e], #" #o "]\n\t"                                              \
     "ldr %[a7], [%[e], #(8 + " #o ")]\n\t"                                        \
@@ -126,14 +136,25 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
     MF_DWQD_ROW(1, sx, o, MF_DWQD_RELOAD, MF_DWQD_MAC)                            \
     MF_DWQD_ROW(2, sx, o, MF_DWQD_RELOAD, MF_DWQD_MAC)                            \
     "ldr %[e], [sp, #76]\n\t"                                                     \
-    "ldr %[w0], [%[e], #(16 + " #o ")]\n\t"                                       \
-    "ldr %[w1], [%[e], #(32 + " #o ")]\n\t"                                       \
-    "ldr %[w2], [%[e], #(48 + " #o ")]\n\t"                                       \
+    "ldr %[w0], [%[e], #(16 + " #o " + " MF_DWQD_TQ ")]\n\t"                      \
+    "ldr %[w1], [%[e], #(32 + " #o " + " MF_DWQD_TQ ")]\n\t"                      \
+    "ldr %[w2], [%[e], #(48 + " #o " + " MF_DWQD_TQ ")]\n\t"                      \
     MF_DWQD_Q(a0) MF_DWQD_Q(a2) MF_DWQD_Q(a4) MF_DWQD_Q(a6)                       \
-    "ldr %[w0], [%[e], #(24 + " #o ")]\n\t"                                       \
-    "ldr %[w1], [%[e], #(40 + " #o ")]\n\t"                                       \
-    "ldr %[w2], [%[e], #(56 + " #o ")]\n\t"                                       \
+    last(o)                                                                       \
     MF_DWQD_Q(a1) MF_DWQD_Q(a3) MF_DWQD_Q(a5) MF_DWQD_Q(a7)
+    /* the table block less MF_DWQD_TQ bytes in the frame ([76]), so that the odd pass's load of
+     * its channels' multipliers (24 + 4 bytes in) moves it on to the next group's (64 bytes on:
+     * writeback), stored right behind the loads (pipelined), not at the group's end */
+#define MF_DWQD_TQ "36"
+#define MF_DWQD_TAB(o)                                                            \
+    "ldr %[w0], [%[e], #(24 + " #o " + " MF_DWQD_TQ ")]\n\t"                      \
+    "ldr %[w1], [%[e], #(40 + " #o " + " MF_DWQD_TQ ")]\n\t"                      \
+    "ldr %[w2], [%[e], #(56 + " #o " + " MF_DWQD_TQ ")]\n\t"
+#define MF_DWQD_TAB_NEXT(o)                                                       \
+    "ldr %[w0], [%[e], #64]!\n\t"                                                 \
+    "ldr %[w1], [%[e], #16]\n\t"                                                  \
+    "ldr %[w2], [%[e], #32]\n\t"                                                  \
+    "str %[e], [sp, #76]\n\t"
     /* the borders of a run from a row's left one to its right one (MF_DW_EDGES builds) */
 #if MF_DW_EDGES
 #define MF_DWQD_EDGE_SAVE                                                                           \
@@ -236,7 +257,7 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
         "str %[a5], [sp, #136]\n\t"
         "str %[a6], [sp, #140]\n\t"
         "str %[a7], [sp, #144]\n\t"
-        "str %[a4], [sp, #148]\n\t"
+        "str %[a4], [sp, #112]\n\t"
         "mov %[f], sp\n\t"
         "movs %[w0], #3\n\t"
         "1:\n\t" /* the column offsets, a row at a time */
@@ -264,24 +285,19 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
         "strd %[a0], %[a5], [sp, #96]\n\t"
         "strd %[a6], %[a7], [sp, #104]\n\t"
         "10:\n\t" /* quad: g4 its leftmost pixel's first group offset */
-        "ldr %[a2], [sp, #148]\n\t"
-        "ldr %[a3], [sp, #128]\n\t"
+        "ldr %[e], [sp, #128]\n\t"
         "ldr %[a4], [sp, #132]\n\t"
-        "add %[a2], %[a2], %[g4]\n\t"
-        "str %[a2], [sp, #112]\n\t"
-        "str %[g4], [sp, #120]\n\t"
-        "strd %[a3], %[a4], [sp, #72]\n\t"
-        "mov %[e], %[a3]\n\t"
+        "strd %[e], %[a4], [sp, #72]\n\t"
         "20:\n\t" /* group: e its block of weights; the even pass, its bytes 0 and 2 of each pixel
                      * into the frame */
-        MF_DWQD_PASS("", 0, "")
+        MF_DWQD_PASS("", 0, "", MF_DWQD_TAB)
         "bfi %[a0], %[a1], #16, #8\n\t"
         "bfi %[a2], %[a3], #16, #8\n\t"
         "bfi %[a4], %[a5], #16, #8\n\t"
         "bfi %[a6], %[a7], #16, #8\n\t"
         "strd %[a0], %[a2], [sp, #80]\n\t"
         "strd %[a4], %[a6], [sp, #88]\n\t"
-        MF_DWQD_PASS(", ror #8", 4, MF_DWQD_RELOAD) /* the odd channels */
+        MF_DWQD_PASS(", ror #8", 4, MF_DWQD_RELOAD, MF_DWQD_TAB_NEXT) /* the odd channels */
         "ldr %[e], [sp, #80]\n\t" /* bytes 1 and 3 in, the words out */
         "ldr %[f], [sp, #84]\n\t"
         "ldr %[w0], [sp, #96]\n\t"
@@ -302,33 +318,29 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
         "bfi %[f], %[a7], #24, #8\n\t"
         "str %[e], [%[w0], %[g4]]\n\t"
         "str %[f], [%[w1], %[g4]]\n\t"
-        "ldr %[e], [sp, #72]\n\t" /* the next group's block (e, for its even pass) and table block */
-        "ldr %[f], [sp, #76]\n\t"
+        "ldr %[e], [sp, #72]\n\t" /* the next group's block (e, for its even pass) */
         "ldr %[w0], [sp, #112]\n\t"
         "add %[e], %[e], #(16 + 8 * 9)\n\t"
-        "add %[f], %[f], #64\n\t"
-        "strd %[e], %[f], [sp, #72]\n\t"
-        "adds %[g4], %[g4], #4\n\t"
-        "cmp %[g4], %[w0]\n\t"
+        "str %[e], [sp, #72]\n\t"
+        "add %[g4], %[g4], #4\n\t"
+        "cmp %[e], %[w0]\n\t"
         "bne 20b\n\t"
         /* the quad's end: the next one of the run, or out */
         "ldr %[a0], [sp, #116]\n\t"
-        "ldr %[a1], [sp, #120]\n\t"
-        "ldr %[a2], [sp, #124]\n\t"
+        "ldr %[a1], [sp, #124]\n\t"
         "ldr %[a4], [sp, #144]\n\t"
         MF_DWQD_EDGE_LOAD
         "subs %[a0], %[a0], #1\n\t"
         "beq 90f\n\t"
-        "add %[g4], %[a1], %[a2]\n\t"
+        "add %[g4], %[g4], %[a1]\n\t"
         "str %[a0], [sp, #116]\n\t"
-        "cmp %[a2], %[a4]\n\t"
+        "cmp %[a4], #0\n\t"
         "bne 70f\n\t"
         "71:\n\t"
         MF_DWQD_EDGE_CHECK
         "b 10b\n\t"
         MF_DWQD_EDGE_HANDLER
         "70:\n\t" /* the output's step not the input's: the outputs less g4 move by the difference */
-        "sub %[a4], %[a4], %[a2]\n\t"
         "ldr %[a1], [sp, #96]\n\t"
         "ldr %[a3], [sp, #100]\n\t"
         "ldr %[a6], [sp, #104]\n\t"
@@ -353,6 +365,9 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
 #undef MF_DWQD_ROW
 #undef MF_DWQD_Q
 #undef MF_DWQD_PASS
+#undef MF_DWQD_TQ
+#undef MF_DWQD_TAB
+#undef MF_DWQD_TAB_NEXT
 #undef MF_DWQD_RELOAD
 #undef MF_DWQD_EDGE_SAVE
 #undef MF_DWQD_EDGE_FIRST
