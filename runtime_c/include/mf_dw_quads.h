@@ -57,8 +57,9 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
     const int32_t back = step < 0 ? 3 : 0; /* a reversed run's quads: their leftmost pixel first */
     /* (a1: g4 from a quad's last group to the next quad's first; a4: the weights' end, the last
      * group's next block; a7: the outputs' move less the input's, a quad to the next) */
-    int32_t a0 = quads, a1 = (int32_t)(4 * step - 4 * groups), a2 = (int32_t)(uintptr_t)w;
-    int32_t a3 = (int32_t)((uintptr_t)qb - 36u) /* MF_DWQD_TQ */, a4 = (int32_t)(uintptr_t)(w + (4 + 2 * 9) * groups);
+    int32_t a0 = quads, a1 = (int32_t)(4 * step - 4 * groups), a2 = (int32_t)((uintptr_t)w - 4u);
+    int32_t a3 = (int32_t)((uintptr_t)qb - 36u) /* MF_DWQD_TQ */;
+    int32_t a4 = (int32_t)((uintptr_t)(w + (4 + 2 * 9) * groups) - 4u);
     int32_t a5 = (int32_t)(uintptr_t)(dst + back * dst_step);
     int32_t a6 = step < 0 ? -dst_step : dst_step, a7 = (int32_t)(4 * dst_step - 4 * step);
     /* g4, e, f and w0 in low registers: their frame loads, loads by g4 and weight loads (the bulk
@@ -91,12 +92,19 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
     "sxtb16 %[f], %[f]" sx "\n\t"
     /* window row r: its three weight words (w0 w1 w2: taps 3 r .. 3 r + 2, the pass's lane words
      * o bytes into each tap's pair), columns 0 - 5; e the group's block (reload: from the frame);
-     * first: the MAC of a0 - a5's first products (row 0: MF_DWQD_MAC0, from the biases) */
-#define MF_DWQD_ROW(r, sx, o, reload, first)                           \
+     * first: the MAC of a0 - a5's first products (row 0: MF_DWQD_MAC0, from the biases); w2ld
+     * its last weight word's load. e, as the frame's [72], is the block less 4 bytes, so that the
+     * odd pass's last one (88 bytes on) moves it on to the next group's (MF_DWQD_W2_NEXT:
+     * writeback, stored for the rest of the group, the next group's start reads it) */
+#define MF_DWQD_W2(r, o) "ldr %[w2], [%[e], #(36 + 24 * " #r " + " #o ")]\n\t"
+#define MF_DWQD_W2_NEXT(r, o)                                          \
+    "ldr %[w2], [%[e], #(36 + 24 * " #r " + " #o ")]!\n\t"             \
+    "str %[e], [sp, #72]\n\t"
+#define MF_DWQD_ROW(r, sx, o, reload, first, w2ld)                     \
     reload                                                             \
-    "ldr %[w0], [%[e], #(16 + 24 * " #r " + " #o ")]\n\t"              \
-    "ldr %[w1], [%[e], #(24 + 24 * " #r " + " #o ")]\n\t"              \
-    "ldr %[w2], [%[e], #(32 + 24 * " #r " + " #o ")]\n\t"              \
+    "ldr %[w0], [%[e], #(20 + 24 * " #r " + " #o ")]\n\t"              \
+    "ldr %[w1], [%[e], #(28 + 24 * " #r " + " #o ")]\n\t"              \
+    w2ld(r, o)                                                         \
     MF_DWQD_COLS(r, 0, sx)                                 \
     first(a0, a1, e, w0)                                   \
     MF_DWQD_MAC(a0, a1, f, w1) first(a2, a3, f, w0)        \
@@ -128,13 +136,13 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
      * eight), the rows, the requantization (the table block's entries o bytes in) */
 #define MF_DWQD_RELOAD "ldr %[e], [sp, #72]\n\t"
     /* (start: the block's reload, or "" where e holds it: the even pass, from the group's start) */
-#define MF_DWQD_PASS(sx, o, start, last)                                          \
+#define MF_DWQD_PASS(sx, o, start, w2ld, last)                                    \
     start                                                                         \
-    "ldr %[a6], [%[e], #" #o "]\n\t"                                              \
-    "ldr %[a7], [%[e], #(8 + " #o ")]\n\t"                                        \
-    MF_DWQD_ROW(0, sx, o, "", MF_DWQD_MAC0)                                       \
-    MF_DWQD_ROW(1, sx, o, MF_DWQD_RELOAD, MF_DWQD_MAC)                            \
-    MF_DWQD_ROW(2, sx, o, MF_DWQD_RELOAD, MF_DWQD_MAC)                            \
+    "ldr %[a6], [%[e], #(4 + " #o ")]\n\t"                                        \
+    "ldr %[a7], [%[e], #(12 + " #o ")]\n\t"                                       \
+    MF_DWQD_ROW(0, sx, o, "", MF_DWQD_MAC0, MF_DWQD_W2)                           \
+    MF_DWQD_ROW(1, sx, o, MF_DWQD_RELOAD, MF_DWQD_MAC, MF_DWQD_W2)                \
+    MF_DWQD_ROW(2, sx, o, MF_DWQD_RELOAD, MF_DWQD_MAC, w2ld)                      \
     "ldr %[e], [sp, #76]\n\t"                                                     \
     "ldr %[w0], [%[e], #(16 + " #o " + " MF_DWQD_TQ ")]\n\t"                      \
     "ldr %[w1], [%[e], #(32 + " #o " + " MF_DWQD_TQ ")]\n\t"                      \
@@ -290,14 +298,14 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
         "strd %[e], %[a4], [sp, #72]\n\t"
         "20:\n\t" /* group: e its block of weights; the even pass, its bytes 0 and 2 of each pixel
                      * into the frame */
-        MF_DWQD_PASS("", 0, "", MF_DWQD_TAB)
+        MF_DWQD_PASS("", 0, "", MF_DWQD_W2, MF_DWQD_TAB)
         "bfi %[a0], %[a1], #16, #8\n\t"
         "bfi %[a2], %[a3], #16, #8\n\t"
         "bfi %[a4], %[a5], #16, #8\n\t"
         "bfi %[a6], %[a7], #16, #8\n\t"
         "strd %[a0], %[a2], [sp, #80]\n\t"
         "strd %[a4], %[a6], [sp, #88]\n\t"
-        MF_DWQD_PASS(", ror #8", 4, MF_DWQD_RELOAD, MF_DWQD_TAB_NEXT) /* the odd channels */
+        MF_DWQD_PASS(", ror #8", 4, MF_DWQD_RELOAD, MF_DWQD_W2_NEXT, MF_DWQD_TAB_NEXT) /* the odd channels */
         "ldr %[e], [sp, #80]\n\t" /* bytes 1 and 3 in, the words out */
         "ldr %[f], [sp, #84]\n\t"
         "ldr %[w0], [sp, #96]\n\t"
@@ -320,8 +328,6 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
         "str %[f], [%[w1], %[g4]]\n\t"
         "ldr %[e], [sp, #72]\n\t" /* the next group's block (e, for its even pass) */
         "ldr %[w0], [sp, #112]\n\t"
-        "add %[e], %[e], #(16 + 8 * 9)\n\t"
-        "str %[e], [sp, #72]\n\t"
         "add %[g4], %[g4], #4\n\t"
         "cmp %[e], %[w0]\n\t"
         "bne 20b\n\t"
@@ -366,6 +372,8 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
 #undef MF_DWQD_Q
 #undef MF_DWQD_PASS
 #undef MF_DWQD_TQ
+#undef MF_DWQD_W2
+#undef MF_DWQD_W2_NEXT
 #undef MF_DWQD_TAB
 #undef MF_DWQD_TAB_NEXT
 #undef MF_DWQD_RELOAD
