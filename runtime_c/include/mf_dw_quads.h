@@ -201,50 +201,58 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
         "cmp %[a0], %[a5]\n\t"                                                                      \
         "beq 60f\n\t"
 #define MF_DWQD_EDGE_HANDLER                                                                        \
-        "60:\n\t" /* after the first quad column 0 back; the row outside for each quad; */          \
-        "ldr %[f], [sp, #152]\n\t" /* before the last one column 5 patched */                       \
+        "60:\n\t" /* after the first quad column 0 back (zl) */                                     \
+        "ldr %[f], [sp, #152]\n\t"                                                                  \
+        "ldr %[w2], [sp, #176]\n\t"                                                                 \
         "cmp %[f], #0\n\t"                                                                          \
         "beq 61f\n\t"                                                                               \
         "ldr %[w0], [sp, #164]\n\t"                                                                 \
         "ldr %[w1], [sp, #168]\n\t"                                                                 \
-        "ldr %[w2], [sp, #172]\n\t"                                                                 \
+        "ldr %[f], [sp, #172]\n\t"                                                                  \
         "str %[w0], [sp, #0]\n\t"                                                                   \
         "str %[w1], [sp, #24]\n\t"                                                                  \
-        "str %[w2], [sp, #48]\n\t"                                                                  \
+        "str %[f], [sp, #48]\n\t"                                                                   \
         "mov %[f], #0\n\t"                                                                          \
         "str %[f], [sp, #152]\n\t"                                                                  \
         "61:\n\t"                                                                                   \
-        "ldr %[w2], [sp, #176]\n\t"                                                                 \
         "cmp %[w2], #0\n\t"                                                                         \
-        "beq 64f\n\t"                                                                               \
-        "ldr %[f], [sp, #180]\n\t"                                                                  \
-        "sub %[f], %[f], %[g4]\n\t"                                                                 \
-        MF_DWQD_EDGE_ROW(f, w2)                                                                     \
-        "64:\n\t"                                                                                   \
-        "ldr %[f], [sp, #156]\n\t"                                                                  \
-        "cmp %[f], #0\n\t"                                                                          \
-        "beq 62f\n\t"                                                                               \
+        "bne 66f\n\t"                                                                               \
+        "ldr %[f], [sp, #156]\n\t" /* no row outside: before the last quad column 5 (zr) */         \
         "cmp %[a0], #1\n\t"                                                                         \
-        "bne 62f\n\t"                                                                               \
+        "bne 63f\n\t"                                                                               \
+        "cmp %[f], #0\n\t"                                                                          \
+        "beq 67f\n\t"                                                                               \
         "sub %[f], %[f], %[g4]\n\t"                                                                 \
         "str %[f], [sp, #20]\n\t"                                                                   \
         "str %[f], [sp, #44]\n\t"                                                                   \
         "str %[f], [sp, #68]\n\t"                                                                   \
-        "62:\n\t" /* the next event: each quad's end while a row is outside, else column 5's */     \
-        "mov %[w1], #0\n\t"                                                                         \
-        "cmp %[a0], #1\n\t"                                                                         \
-        "ble 65f\n\t"                                                                               \
-        "ldr %[w2], [sp, #176]\n\t"                                                                 \
-        "cmp %[w2], #0\n\t"                                                                         \
-        "it ne\n\t"                                                                                 \
-        "subne %[w1], %[a0], #1\n\t"                                                                \
-        "bne 65f\n\t"                                                                               \
-        "ldr %[f], [sp, #156]\n\t"                                                                  \
+        "67:\n\t" /* the last quad next: no more events */                                          \
+        "mov %[f], #0\n\t"                                                                          \
+        "str %[f], [sp, #160]\n\t"                                                                  \
+        "b 10b\n\t"                                                                                 \
+        "63:\n\t" /* more quads: the next event column 5's (1 quad left) if zr, else none */        \
         "cmp %[f], #0\n\t"                                                                          \
         "it ne\n\t"                                                                                 \
-        "movne %[w1], #1\n\t"                                                                       \
-        "65:\n\t"                                                                                   \
-        "str %[w1], [sp, #160]\n\t"                                                                 \
+        "movne %[f], #1\n\t"                                                                        \
+        "str %[f], [sp, #160]\n\t"                                                                  \
+        "b 10b\n\t"                                                                                 \
+        "66:\n\t" /* a row outside: patched again for this quad, column 5 too for the last one; the */\
+        "ldr %[f], [sp, #180]\n\t" /* next event the next quad's end */                             \
+        "sub %[f], %[f], %[g4]\n\t"                                                                 \
+        MF_DWQD_EDGE_ROW(f, w2)                                                                     \
+        "ldr %[f], [sp, #156]\n\t"                                                                  \
+        "cmp %[a0], #1\n\t"                                                                         \
+        "bne 68f\n\t"                                                                               \
+        "cmp %[f], #0\n\t"                                                                          \
+        "beq 67b\n\t"                                                                               \
+        "sub %[f], %[f], %[g4]\n\t"                                                                 \
+        "str %[f], [sp, #20]\n\t"                                                                   \
+        "str %[f], [sp, #44]\n\t"                                                                   \
+        "str %[f], [sp, #68]\n\t"                                                                   \
+        "b 67b\n\t"                                                                                 \
+        "68:\n\t"                                                                                   \
+        "sub %[f], %[a0], #1\n\t"                                                                   \
+        "str %[f], [sp, #160]\n\t"                                                                  \
         "b 10b\n\t"
 #define MF_DWQD_FRAME "184"
 #else
