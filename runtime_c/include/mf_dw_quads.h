@@ -46,10 +46,11 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
      * block of weights and [76] its table block;
      * [80, 96) the even pass's packed words of the four pixels; [96, 112) the pixels' outputs
      * less the quad's first group offset; [112] the weights' end (the group loop's, by e: a
-     * constant of the call, not a quad's g4 bound); [116] quads left; [124] g4's move from a
-     * quad's last group to the next quad's first; [128] w; [132] qb; [136] the first quad's
-     * leftmost pixel's output; [140] the output step of a pixel to the right; [144] 4 dst_step
-     * less 4 step (0: the outputs less g4 stay); ([120] and [148] unused);
+     * constant of the call, not a quad's g4 bound); [116] quads left; [120] g4's move from a
+     * quad's last group to the next quad's first; [124] 4 dst_step less 4 step (0: the outputs
+     * less g4 stay); [128] w; [132] qb (both less the bytes MF_DWQD_W2_NEXT and MF_DWQD_TAB_NEXT
+     * take); [136] the first quad's leftmost pixel's output; [140] the output step of a pixel to
+     * the right; ([144] and [148] unused);
      * [152] zl while the first quad's column 0 is patched, else 0; [156] zr; [160] the quads
      * left at which a quad's end restores column 0 or patches column 5 or a row (0: none);
      * [164, 176) column 0's offsets while patched; [176] zv; [180] zl ([152] and up only in
@@ -166,11 +167,9 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
     /* the borders of a run from a row's left one to its right one (MF_DW_EDGES builds) */
 #if MF_DW_EDGES
 #define MF_DWQD_EDGE_SAVE                                                                           \
-        "str %[f], [sp, #152]\n\t"                                                                  \
-        "str %[w0], [sp, #156]\n\t"                                                                 \
+        "strd %[f], %[w0], [sp, #152]\n\t"                                                          \
         "str %[w1], [sp, #160]\n\t"                                                                 \
-        "str %[w2], [sp, #176]\n\t"                                                                 \
-        "str %[f], [sp, #180]\n\t"
+        "strd %[w2], %[f], [sp, #176]\n\t"
     /* window row zv / 24 at the zero point's row: v (zrow less g4) into its six words */
 #define MF_DWQD_EDGE_ROW(v, at)                                                                     \
         "add %[" #at "], sp, %[" #at "]\n\t"                                                        \
@@ -266,14 +265,10 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
     __asm__ volatile(
         "sub sp, sp, #" MF_DWQD_FRAME "\n\t"
         MF_DWQD_EDGE_SAVE
-        "str %[a0], [sp, #116]\n\t"
-        "str %[a1], [sp, #124]\n\t"
-        "str %[a2], [sp, #128]\n\t"
-        "str %[a3], [sp, #132]\n\t"
-        "str %[a5], [sp, #136]\n\t"
-        "str %[a6], [sp, #140]\n\t"
-        "str %[a7], [sp, #144]\n\t"
-        "str %[a4], [sp, #112]\n\t"
+        "strd %[a4], %[a0], [sp, #112]\n\t"
+        "strd %[a1], %[a7], [sp, #120]\n\t"
+        "strd %[a2], %[a3], [sp, #128]\n\t"
+        "strd %[a5], %[a6], [sp, #136]\n\t"
         "mov %[f], sp\n\t"
         "movs %[w0], #3\n\t"
         "1:\n\t" /* the column offsets, a row at a time */
@@ -343,8 +338,8 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
         "bne 20b\n\t"
         /* the quad's end: the next one of the run, or out */
         "ldr %[a0], [sp, #116]\n\t"
-        "ldr %[a1], [sp, #124]\n\t"
-        "ldr %[a4], [sp, #144]\n\t"
+        "ldr %[a1], [sp, #120]\n\t"
+        "ldr %[a4], [sp, #124]\n\t"
         MF_DWQD_EDGE_LOAD
         "subs %[a0], %[a0], #1\n\t"
         "beq 90f\n\t"
