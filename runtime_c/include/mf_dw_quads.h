@@ -19,6 +19,11 @@
  * entries patched: zrow less the quad's leftmost window, restored after the first quad), and `zv`
  * (24 r + 4, else 0) a window row r above or below the image to it, for every quad.
  *
+ * The column offsets come from the frame (two loads a column, the frame's one pipelined: a cycle).
+ * Tried: immediate offsets in a second group loop for one geometry per build (VWW's 48 x 8 rows,
+ * the interior quads: zl, zr and zv patch the frame's words): -25.5 K cycles for +1,554 B of code,
+ * ~60 B per K cycles, the other geometries less (VWW's 6-wide rows have no interior quad); not kept.
+ *
  * Access order: a group's words are stored once all four windows have read that group (both
  * passes), so the caller takes this path only when no store can reach a word still to be read
  * (the output apart from the input, or over it whole pixels away: mf_dw_pairs.h's b_direct).
@@ -235,8 +240,8 @@ MF_HELPER void mf_dw_quads(const intptr_t *cols, const int8_t *base, int32_t qua
         "movne %[f], #1\n\t"                                                                        \
         "str %[f], [sp, #160]\n\t"                                                                  \
         "b 10b\n\t"                                                                                 \
-        "66:\n\t" /* a row outside: patched again for this quad, column 5 too for the last one; the */\
-        "ldr %[f], [sp, #180]\n\t" /* next event the next quad's end */                             \
+        "66:\n\t" /* a row outside: patched again, column 5 too before the last quad; the next */   \
+        "ldr %[f], [sp, #180]\n\t" /* event the next quad's end */                                  \
         "sub %[f], %[f], %[g4]\n\t"                                                                 \
         MF_DWQD_EDGE_ROW(f, w2)                                                                     \
         "ldr %[f], [sp, #156]\n\t"                                                                  \
