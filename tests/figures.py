@@ -4,7 +4,9 @@ fails (an improvement passes: lower the figure here when one lands).
 Measured on 2026-12-02 (cascades, issue 15; the one-pass pair kernel, depthwise int16 lanes and the
 linear fused ADD, issue 17), instructions and weights again on 2026-12-05 (mixed pair weights and
 their stream, depthwise quads, issue 17), and again later that day (the pair kernel's shorter
-epilogue and unrolled chunks, cascades in bands of several rows, issue 17): arenas with microfuse.plan / compile_model (bench/arena.py prints the
+epilogue and unrolled chunks, cascades in bands of several rows, issue 17), and on 2026-12-06 (the
+pair kernel's fixed-shift requantization and flags, the narrow conv's runs, nested cascade rings,
+leaner depthwise quads and stride-2 pairs, issue 17): arenas with microfuse.plan / compile_model (bench/arena.py prints the
 same), instructions and firmware text with bench/speed.py --check --per-op and the boards' fake
 firmware (qemu-mps2-* count in 40-instruction ticks)."""
 
@@ -18,15 +20,15 @@ MLPERF = (KWS, VWW, IC, AD)
 PLAN_ARENA = {KWS: 8_448, VWW: 36_880, IC: 33_312, AD: 768}
 FORWARD_ARENA = {KWS: 10_048, VWW: 36_896, IC: 33_312}
 # the default build (balanced): arena bytes and kernel calls
-BUILD_ARENA = {KWS: 6_186, VWW: 27_760, IC: 14_848, AD: 768}
+BUILD_ARENA = {KWS: 5_162, VWW: 27_760, IC: 14_848, AD: 768}
 BUILD_CALLS = {KWS: 3, VWW: 28, IC: 7, AD: 10}
 SIZE_ARENA = {IC: 15_872}  # --optimize size
 # the weights the fast kernels keep in flash, per byte of the models' int8 MAC weights (the pair
 # kernels' weight stream holds their requantization tables too: lower/fast_gemm.py pair_stream)
 WEIGHTS_RATIO = {KWS: 1.3547, VWW: 1.1781, IC: 1.0532, AD: 1.0}
 # instructions per invoke of the default build (the same for every input), Cortex-M4F and M7
-INSTRUCTIONS = {"qemu-mps2-an386": {KWS: 3_657_240, VWW: 9_694_000, IC: 13_874_960, AD: 362_960},
-                "qemu-mps2-an500": {KWS: 3_535_480, VWW: 9_272_720, IC: 13_156_320, AD: 362_960}}
+INSTRUCTIONS = {"qemu-mps2-an386": {KWS: 3_617_080, VWW: 9_558_720, IC: 13_867_280, AD: 362_960},
+                "qemu-mps2-an500": {KWS: 3_495_960, VWW: 9_137_240, IC: 13_148_640, AD: 362_960}}
 # the boards' firmware with tests/data/fake_lib: .text bytes (QEMU boards: with the idle watchdog), and
 # the fake invoke's count
 FAKE_TEXT = {"qemu-mps2-an385": 1_948, "qemu-mps2-an386": 2_048, "qemu-mps2-an500": 2_052,
