@@ -19,7 +19,7 @@ from ..errors import UnsupportedError
 from .. import quant
 from ..ir import DType, Op, Tensor
 from ..ops import cascade as casc
-from ..ops.common import window_kernel, window_pads
+from ..ops.common import window_pads
 from .call import Call, largest
 from .common import per_tensor_int8
 from .control import ControlSpec
@@ -87,37 +87,6 @@ class CascadeCall(Call):
                    for act, _ in step if isinstance(act, casc.Move))
 
 
-def _rows(t: Tensor, n: int, tag: str) -> Tensor:
-    return Tensor(f"{t.name}[{tag}]", (t.shape[0], n, *t.shape[2:]), t.dtype, t.quant)
-
-
-def band_op(m: Op, band: casc.Band, origin: dict[int, Tensor] | None = None) -> Op:
-    """Member m computing its output rows [a, b) from the rows it reads (see the module docstring;
-    a window reaching past the image reads padding rows of its ring: no padding field then)."""
-    a, b, rd = band.a, band.b, band.reads
-    win = rd[0]
-    kh, _, dh, _ = window_kernel(m)
-    top, _, left, right = window_pads(m)
-    s = m.attrs.stride_h
-    pad_top = win.lo - (a * s - top)
-    pad_bottom = (b - a - 1) * s + (kh - 1) * dh + 1 - (win.hi - win.lo) - pad_top
-    tag = f"{a}:{b}"
-    cut = {win.t: _rows(win.t, win.hi - win.lo, f"{win.lo}:{win.hi}")}
-    cut.update({r.t: _rows(r.t, b - a, tag) for r in rd[1:]})
-    for step in m.fused:  # the epilogue's own tensors: the same rows as the output
-        cut.setdefault(step.input, _rows(step.input, b - a, tag))
-        cut.setdefault(step.output, _rows(step.output, b - a, tag))
-    out = m.outputs[0]
-    cut.setdefault(out, _rows(out, b - a, tag))
-    if origin is not None:
-        origin.update({id(c): t for t, c in cut.items()})
-    inputs = [cut.get(t, t) if t is not None and t.in_arena else t for t in m.inputs]
-    fused = [replace(st, input=cut[st.input], output=cut[st.output],
-                     operand=cut.get(st.operand, st.operand)) for st in m.fused]
-    attrs = replace(m.attrs, padding="EXPLICIT", pads=(pad_top, max(pad_bottom, 0), left, right))
-    return Op(m.kind, inputs, [cut[out]], attrs, m.name, m.index, fused)
-
-
 def reducer_call(m: Op, a: int, b: int, origin: dict[int, Tensor]) -> Call:
     """A global average pool's band: rows [a, b) of its input summed (mf_cascade.h)."""
     x, y = m.inputs[0], m.outputs[0]
@@ -126,7 +95,7 @@ def reducer_call(m: Op, a: int, b: int, origin: dict[int, Tensor]) -> Call:
     per_tensor_int8(x, m, "input")
     per_tensor_int8(y, m, "output")
     lo, hi = quant.activation_range(m.attrs.activation, y)
-    rows, out = _rows(x, b - a, f"{a}:{b}"), _rows(y, 1, "sum")
+    rows, out = casc.row_tensor(x, b - a, f"{a}:{b}"), casc.row_tensor(y, 1, "sum")
     origin.update({id(rows): x, id(out): y})
     _, h, w, c = x.shape
     params = dict(pixels=(b - a) * w, channels=c, start=int(a == 0), finish=int(b == h), count=h * w,
@@ -160,7 +129,7 @@ def lower_cascade(op: Op, lw) -> Call:
         m, key = ms[act.m], _geometry(ms[act.m], act)
         if key not in shared:  # the first band of a geometry is lowered, the others share its call
             shared[key] = reducer_call(m, act.a, act.b, origin) if casc.is_reducer(m) else \
-                lw.lower(band_op(m, act, origin))
+                lw.lower(casc.band_op(m, act, origin))
         bands[id(act)] = shared[key]
         if _shares_bytes(prog, m) and shared[key].spec.access != WINDOW:  # (every conv kernel's does)
             raise UnsupportedError(f"{m.where} '{m.name}': its input ring lies inside its output ring "

@@ -27,7 +27,7 @@ order of the cascade's input and output: plan/inplace.py BAND) and the checker's
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -492,6 +492,38 @@ def _clash(op: Op, prog: Program, guests: dict[Tensor, int]) -> str | None:
                         return f"step {k}: {ms[act.m].where} writes over rows it reads"
             held[lo:hi] = codes(t, act.a, act.b)
     return None
+
+
+def row_tensor(t: Tensor, n: int, tag: str) -> Tensor:
+    """Rows of t, n of them (a band's view of a tensor, named by its tag)."""
+    return Tensor(f"{t.name}[{tag}]", (t.shape[0], n, *t.shape[2:]), t.dtype, t.quant)
+
+
+def band_op(m: Op, band: Band, origin: dict[int, Tensor] | None = None) -> Op:
+    """Member m computing its output rows [a, b) from the rows it reads (see the module docstring;
+    a window reaching past the image reads padding rows of its ring: no padding field then)."""
+    a, b, rd = band.a, band.b, band.reads
+    win = rd[0]
+    kh, _, dh, _ = window_kernel(m)
+    top, _, left, right = window_pads(m)
+    s = m.attrs.stride_h
+    pad_top = win.lo - (a * s - top)
+    pad_bottom = (b - a - 1) * s + (kh - 1) * dh + 1 - (win.hi - win.lo) - pad_top
+    tag = f"{a}:{b}"
+    cut = {win.t: row_tensor(win.t, win.hi - win.lo, f"{win.lo}:{win.hi}")}
+    cut.update({r.t: row_tensor(r.t, b - a, tag) for r in rd[1:]})
+    for step in m.fused:  # the epilogue's own tensors: the same rows as the output
+        cut.setdefault(step.input, row_tensor(step.input, b - a, tag))
+        cut.setdefault(step.output, row_tensor(step.output, b - a, tag))
+    out = m.outputs[0]
+    cut.setdefault(out, row_tensor(out, b - a, tag))
+    if origin is not None:
+        origin.update({id(c): t for t, c in cut.items()})
+    inputs = [cut.get(t, t) if t is not None and t.in_arena else t for t in m.inputs]
+    fused = [replace(st, input=cut[st.input], output=cut[st.output],
+                     operand=cut.get(st.operand, st.operand)) for st in m.fused]
+    attrs = replace(m.attrs, padding="EXPLICIT", pads=(pad_top, max(pad_bottom, 0), left, right))
+    return Op(m.kind, inputs, [cut[out]], attrs, m.name, m.index, fused)
 
 
 def whole_bytes(op: Op) -> int:

@@ -265,8 +265,6 @@ def _replay_rings(op: Op, step: int, plan: Plan) -> None:
     reads replays the access order of its kind (inplace.access of the band op: the contract,
     which lower/cascade.py requires of such a band's kernel) unit by unit. Positions are
     recomputed here from the moves, not taken from the program's bases."""
-    from ..lower.cascade import band_op  # (lower sits above plan; imported late: no cycle)
-
     prog = cascade.program(op)
     size = plan.scratch.get(op, (0, 0))[1]
     for r in prog.rings.values():
@@ -321,7 +319,7 @@ def _replay_rings(op: Op, step: int, plan: Plan) -> None:
             lo, hi = at(t, act.a), at(t, act.b)
             overlapped = [(rd, a) for rd, a, b in spans if a < hi and lo < b]
             if overlapped:
-                band = band_op(ms[act.m], act)
+                band = cascade.band_op(ms[act.m], act)
                 for rd, a in overlapped:
                     acc = access(band, rd.slot) if rd.slot < len(band.inputs) else None
                     if acc is None or _replay(acc, a, lo, False, size) is not None:

@@ -12,7 +12,7 @@ import numpy as np
 
 from microfuse import ops
 from microfuse.ir import Graph, Op, Tensor
-from microfuse.lower.cascade import band_op
+from microfuse.ops.cascade import band_op
 from microfuse.ops import cascade as casc
 from microfuse.ops.common import window_pads
 from microfuse.plan import Plan
